@@ -1,0 +1,112 @@
+package dev.idempotency;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+
+/**
+ * Makes a method idempotent: a retried request runs the method once, and every retry gets the
+ * first outcome back.
+ *
+ * <p>On a JAX-RS resource method the caller sends an {@code Idempotency-Key} header. The first
+ * request with a key claims it in the configured {@link dev.idempotency.spi.IdempotencyStore
+ * store}, runs the method and stores its status, allow-listed headers and exact body bytes. A
+ * retry with the same key and the same request replays that response with
+ * {@code Idempotent-Replayed: true}; a retry while the first is still running gets
+ * {@code 409}; a retry with another body, method or path gets {@code 422}. The README lists the
+ * whole contract and its problem types.
+ *
+ * <p>On a type, the annotation applies to every business method of the type; an annotation on a
+ * method wins over the one on its type.
+ *
+ * <p><b>Configuration.</b> Every member can be overridden with MicroProfile Config, the way
+ * MicroProfile Fault Tolerance does it. The first key that is set wins:
+ * <ol>
+ * <li>{@code <fully.qualified.Class>/<method>/Idempotent/<member>}</li>
+ * <li>{@code <fully.qualified.Class>/Idempotent/<member>}</li>
+ * <li>{@code Idempotent/<member>}</li>
+ * <li>the member on the method's annotation, then on the class's annotation.</li>
+ * </ol>
+ * Annotation values and configured values are read and validated once, at deployment. A bad
+ * value fails the deployment with a coded message that names the bean, the method, the config
+ * key, the value and what is allowed; nothing is looked up per call.
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Idempotent {
+
+    /**
+     * How long a completed outcome is kept and replayed, as an ISO-8601 duration
+     * ({@link java.time.Duration#parse(CharSequence)}, e.g. {@code PT24H}, {@code P7D}).
+     * Default {@code PT24H}. Must be positive and not shorter than {@link #lease()}; anything
+     * else fails the deployment. Keys are never deleted as soon as the work is done: they live
+     * until the ttl has run out, measured by the store's clock.
+     *
+     * @return the retention of completed outcomes
+     */
+    @Nonbinding
+    String ttl() default "PT24H";
+
+    /**
+     * How long a claim stays "in progress" before another request may take it over, as an
+     * ISO-8601 duration. Default {@code PT60S}. Choose it longer than the slowest execution:
+     * while the lease runs, duplicates get {@code 409}; after it ran out (the owner crashed) a
+     * retry may run the method again. Must be positive; anything else fails the deployment.
+     *
+     * @return the lease of an in-progress claim
+     */
+    @Nonbinding
+    String lease() default "PT60S";
+
+    /**
+     * Whether HTTP callers must send a key. Default {@code true}: a request without one gets
+     * {@code 400} ({@code missing-key}) and the method does not run. With {@code false}, a
+     * request without a key runs the method with no idempotency at all.
+     *
+     * @return whether a key is required
+     */
+    @Nonbinding
+    boolean required() default true;
+
+    /**
+     * Who shares a key space. Default {@link IdempotencyScope#PRINCIPAL}: a key belongs to the
+     * authenticated caller (or to all anonymous callers together) and to this endpoint, so one
+     * caller can never receive another caller's stored response. Configured values are the enum
+     * constant names; an unknown one fails the deployment.
+     *
+     * @return the scope of keys
+     */
+    @Nonbinding
+    IdempotencyScope scope() default IdempotencyScope.PRINCIPAL;
+
+    /**
+     * Whether a {@code 5xx} answer is stored and replayed like any other. Default
+     * {@code false}: a {@code 5xx} answer (and any exception thrown by the method) releases the
+     * claim, so that a retry runs the method again. Set it to {@code true} to behave like Stripe,
+     * which pins server errors to their key.
+     *
+     * @return whether server errors are pinned
+     */
+    @Nonbinding
+    boolean pinServerErrors() default false;
+
+    /**
+     * What to do when the store cannot be reached. Default {@code false}: fail closed, answer
+     * {@code 503} with {@code Retry-After}, and do NOT run the method. With {@code true} the
+     * method runs without idempotency protection while the store is down (a duplicate may then
+     * run twice); choose it only for operations where availability beats exactly-once.
+     *
+     * @return whether to run unprotected when the store fails
+     */
+    @Nonbinding
+    boolean failOpen() default false;
+}

@@ -1,0 +1,56 @@
+package dev.idempotency.cdi;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.logging.Logger;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.RequestScoped;
+
+import dev.idempotency.internal.HttpClaim;
+import dev.idempotency.internal.Messages;
+
+/**
+ * The claim the JAX-RS filter acquired for the current request, handed to the interceptor on the
+ * resource method (one claim per request) and released at the end of a synchronous request that
+ * produced no recordable response, e.g. after an exception no mapper handled.
+ */
+@RequestScoped
+public class CurrentHttpClaim {
+
+    private static final Logger LOG = Logger.getLogger(CurrentHttpClaim.class.getName());
+
+    private HttpClaim claim;
+    private boolean taken;
+
+    /** @param claim the claim acquired for this request */
+    public void set(HttpClaim claim) {
+        this.claim = claim;
+        this.taken = false;
+    }
+
+    /**
+     * @param method the intercepted method
+     * @return the request's claim if it was acquired for this method and not handed out before
+     */
+    public HttpClaim take(Method method) {
+        if (claim == null || taken || !sameSignature(claim.resourceMethod(), method)) {
+            return null;
+        }
+        taken = true;
+        claim.markEntered();
+        return claim;
+    }
+
+    @PreDestroy
+    void releaseUnfinished() {
+        // An async endpoint's request outlives this context's first end; its filters end the claim.
+        if (claim != null && !claim.asyncEndpoint() && claim.release()) {
+            LOG.warning(Messages.claimReleasedAtRequestEnd(claim.policy().endpoint(), claim.keyForLog()));
+        }
+    }
+
+    private static boolean sameSignature(Method a, Method b) {
+        return a.getName().equals(b.getName()) && Arrays.equals(a.getParameterTypes(), b.getParameterTypes());
+    }
+}

@@ -1,0 +1,138 @@
+package dev.idempotency.cdi;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.ProcessBean;
+import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import jakarta.interceptor.Interceptor;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.PolicyResolver;
+import dev.idempotency.spi.IdempotencyStore;
+
+/**
+ * The portable extension. The library jar is a bean archive of its own (so the application needs
+ * no beans.xml entry, whatever its discovery mode); the extension gives the interceptor its
+ * configured priority, reads the library settings and
+ * every {@code @Idempotent} method's policy once, at deployment, and fails the deployment with a
+ * coded message on a bad value; and it warns when the single-node in-memory store is in use.
+ */
+public class IdempotencyExtension implements Extension {
+
+    private static final Logger LOG = Logger.getLogger(IdempotencyExtension.class.getName());
+
+    private final Map<Method, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
+    private final Set<Class<?>> interceptedClasses = ConcurrentHashMap.newKeySet();
+    private final Set<String> otherStores = ConcurrentHashMap.newKeySet();
+    private volatile LibrarySettings settings;
+    private volatile PolicyResolver resolver;
+    private IdempotencyDefinitionException settingsError;
+
+    void readSettings(@Observes BeforeBeanDiscovery event) {
+        ConfigLookup config = ConfigLookup.of(ConfigProvider.getConfig());
+        resolver = new PolicyResolver(config);
+        try {
+            settings = LibrarySettings.load(config);
+        } catch (IdempotencyDefinitionException e) {
+            settingsError = e;
+            settings = LibrarySettings.load(key -> Optional.empty());
+        }
+    }
+
+    void prioritizeInterceptor(@Observes ProcessAnnotatedType<IdempotencyInterceptor> event) {
+        event.configureAnnotatedType().add(new PriorityLiteral(settings.interceptorPriority()));
+    }
+
+    void trackStores(@Observes ProcessBean<?> event) {
+        Bean<?> bean = event.getBean();
+        if (bean.getTypes().contains(IdempotencyStore.class) && bean.getBeanClass() != InMemoryIdempotencyStore.class) {
+            otherStores.add(bean.getBeanClass().getName());
+        }
+    }
+
+    void readPolicies(@Observes ProcessManagedBean<?> event) {
+        Class<?> beanClass = event.getAnnotatedBeanClass().getJavaClass();
+        if (beanClass.isAnnotationPresent(Interceptor.class)) {
+            return;
+        }
+        for (AnnotatedMethod<?> annotated : event.getAnnotatedBeanClass().getMethods()) {
+            Method method = annotated.getJavaMember();
+            if (isBusinessMethod(method) && PolicyResolver.annotationOf(beanClass, method).isPresent()) {
+                try {
+                    policies.putIfAbsent(method, resolver.resolve(beanClass, method));
+                    interceptedClasses.add(beanClass);
+                } catch (IdempotencyDefinitionException e) {
+                    event.addDefinitionError(e);
+                }
+            }
+        }
+    }
+
+    void reportSettings(@Observes AfterBeanDiscovery event) {
+        if (settingsError != null) {
+            event.addDefinitionError(settingsError);
+        }
+    }
+
+    void reportStore(@Observes AfterDeploymentValidation event) {
+        if (otherStores.isEmpty()) {
+            LOG.warning(Messages.inMemoryStoreInUse(settings.memoryMaxEntries()));
+        } else {
+            LOG.info(Messages.storesFound(otherStores));
+        }
+    }
+
+    /** @return the validated library settings */
+    public LibrarySettings settings() {
+        return settings;
+    }
+
+    /**
+     * The policy of an annotated method: from deployment when the class is a bean, else (a
+     * JAX-RS resource that is not a CDI bean) resolved now, once, and cached.
+     *
+     * @param beanClass the bean or resource class
+     * @param method an annotated method
+     * @return its policy
+     * @throws IdempotencyDefinitionException on a bad value
+     */
+    public IdempotencyPolicy policy(Class<?> beanClass, Method method) {
+        IdempotencyPolicy known = policies.get(method);
+        return known != null ? known : policies.computeIfAbsent(method, m -> resolver.resolve(beanClass, m));
+    }
+
+    /**
+     * @param resourceClass a class
+     * @return whether it is a CDI bean whose {@code @Idempotent} methods the interceptor sees
+     */
+    public boolean isIntercepted(Class<?> resourceClass) {
+        return interceptedClasses.contains(resourceClass);
+    }
+
+    private static boolean isBusinessMethod(Method method) {
+        int modifiers = method.getModifiers();
+        return !Modifier.isStatic(modifiers) && !Modifier.isPrivate(modifiers) && !method.isSynthetic()
+                && !method.isBridge() && method.getDeclaringClass() != Object.class;
+    }
+}

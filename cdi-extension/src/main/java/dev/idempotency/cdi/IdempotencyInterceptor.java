@@ -1,0 +1,64 @@
+package dev.idempotency.cdi;
+
+import java.util.concurrent.CompletionStage;
+
+import jakarta.enterprise.context.ContextNotActiveException;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.internal.HttpClaim;
+
+/**
+ * The {@code @Idempotent} interceptor. Its priority comes from
+ * {@code idempotency.interceptor.priority} (the extension adds it): by default inside
+ * {@code @Transactional}, so that a store joining the transaction records the effect with the
+ * business rows.
+ *
+ * <p>On a JAX-RS resource method the filter has already claimed the request: the interceptor only
+ * proceeds, and releases the claim when the method throws (or its {@code CompletionStage} fails),
+ * so that a retry runs again even when a mapper turns the exception into a 4xx.
+ */
+@Idempotent
+@Interceptor
+public class IdempotencyInterceptor {
+
+    @Inject
+    CurrentHttpClaim currentHttpClaim;
+
+    @AroundInvoke
+    Object aroundInvoke(InvocationContext context) throws Exception {
+        HttpClaim claim = httpClaim(context);
+        if (claim == null) {
+            return context.proceed();
+        }
+        Object result;
+        try {
+            result = context.proceed();
+        } catch (Exception | Error e) {
+            claim.release();
+            throw e;
+        }
+        if (result instanceof CompletionStage<?> stage) {
+            // Hand the container a stage that completes only after a failure released the claim:
+            // dependants of the original stage run in no set order, and a retry must not see it held.
+            CompletionStage<?> released = stage.whenComplete((value, failure) -> {
+                if (failure != null) {
+                    claim.release();
+                }
+            });
+            return context.getMethod().getReturnType().isInstance(released) ? released : result;
+        }
+        return result;
+    }
+
+    private HttpClaim httpClaim(InvocationContext context) {
+        try {
+            return currentHttpClaim.take(context.getMethod());
+        } catch (ContextNotActiveException e) {
+            return null; // not inside a request: no HTTP claim
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.idempotency.cdi;
+
+import java.lang.reflect.Method;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.spi.IdempotencyStore;
+
+/**
+ * What the JAX-RS layer needs from CDI, looked up once per resource method at application start:
+ * the selected store, the settings and the policies.
+ */
+@ApplicationScoped
+public class IdempotencyRuntime {
+
+    @Inject
+    IdempotencyExtension extension;
+
+    @Inject
+    IdempotencyStore store;
+
+    @Inject
+    CurrentHttpClaim currentHttpClaim;
+
+    /** @return the selected store (a client proxy) */
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    /** @return the library settings */
+    public LibrarySettings settings() {
+        return extension.settings();
+    }
+
+    /** @return the request-scoped holder of the current request's claim (a client proxy) */
+    public CurrentHttpClaim currentHttpClaim() {
+        return currentHttpClaim;
+    }
+
+    /**
+     * @param resourceClass the resource class
+     * @param method an annotated resource method
+     * @return its validated policy
+     */
+    public IdempotencyPolicy policy(Class<?> resourceClass, Method method) {
+        return extension.policy(resourceClass, method);
+    }
+
+    /**
+     * @param resourceClass a resource class
+     * @return whether the interceptor sees its methods (it is a CDI bean)
+     */
+    public boolean isIntercepted(Class<?> resourceClass) {
+        return extension.isIntercepted(resourceClass);
+    }
+}

@@ -1,0 +1,21 @@
+package dev.idempotency.internal;
+
+import java.time.Duration;
+
+import dev.idempotency.IdempotencyScope;
+
+/**
+ * The resolved, validated settings of one {@code @Idempotent} method: annotation values with
+ * MicroProfile Config overrides applied. Built once at deployment.
+ *
+ * @param endpoint the method's identity, {@code fqcn#method}, used to scope keys and in logs
+ * @param ttl retention of completed outcomes
+ * @param lease lifetime of an in-progress claim
+ * @param required whether a key must be sent
+ * @param scope who shares the key space
+ * @param pinServerErrors whether 5xx answers are stored
+ * @param failOpen whether to run unprotected when the store fails
+ */
+public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
+        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen) {
+}

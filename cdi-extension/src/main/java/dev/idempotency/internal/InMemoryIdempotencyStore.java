@@ -1,0 +1,202 @@
+package dev.idempotency.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The default store: a bounded map in this JVM. Atomic through {@link ConcurrentHashMap#compute};
+ * expiry by the JVM's monotonic clock ({@link System#nanoTime()}), so wall-clock changes do not
+ * move it. SINGLE-NODE: other instances do not see its keys, and a restart forgets them.
+ *
+ * <p>Bounded: at {@code idempotency.memory.max-entries} live records it refuses new claims with
+ * {@link IdempotencyStoreException} (fail closed, HTTP 503) rather than evict a record a retry
+ * may still need. Expired records are swept at most once a second, by whichever call comes
+ * first, so memory returns once keys expire.
+ */
+@ApplicationScoped
+public class InMemoryIdempotencyStore implements IdempotencyStore {
+
+    private static final long SWEEP_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final AtomicInteger live = new AtomicInteger();
+    private final ReentrantLock sweepLock = new ReentrantLock();
+    private final AtomicLong lastSweep = new AtomicLong();
+    private LongSupplier nanoClock;
+    private int maxEntries;
+
+    @Inject
+    dev.idempotency.cdi.IdempotencyExtension extension;
+
+    /** For CDI: capacity from {@code idempotency.memory.max-entries}. */
+    public InMemoryIdempotencyStore() {
+    }
+
+    /**
+     * @param maxEntries the capacity
+     * @param nanoClock a monotonic clock in nanoseconds (tests pass a manual one)
+     */
+    public InMemoryIdempotencyStore(int maxEntries, LongSupplier nanoClock) {
+        this.maxEntries = maxEntries;
+        this.nanoClock = Objects.requireNonNull(nanoClock);
+        lastSweep.set(nanoClock.getAsLong());
+    }
+
+    @PostConstruct
+    void init() {
+        if (nanoClock == null) {
+            maxEntries = extension.settings().memoryMaxEntries();
+            nanoClock = System::nanoTime;
+            lastSweep.set(nanoClock.getAsLong());
+        }
+    }
+
+    /** @return the capacity */
+    public int maxEntries() {
+        return maxEntries;
+    }
+
+    /** @return how many records are held, expired ones not yet swept included */
+    public int size() {
+        return live.get();
+    }
+
+    @Override
+    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        long now = nanoClock.getAsLong();
+        sweep(now, false);
+        ClaimResult result = tryClaim(key, fingerprint, lease, now);
+        if (result == null && sweep(now, true)) {
+            result = tryClaim(key, fingerprint, lease, now);
+        }
+        if (result == null) {
+            throw new IdempotencyStoreException(Messages.inMemoryStoreFull(maxEntries));
+        }
+        return result;
+    }
+
+    /** @return the claim's result, or {@code null} when the store is full */
+    private ClaimResult tryClaim(String key, String fingerprint, Duration lease, long now) {
+        ClaimResult[] result = new ClaimResult[1];
+        entries.compute(key, (k, current) -> {
+            if (current != null && !current.expiredAt(now)) {
+                result[0] = new ClaimResult.Existing(current.toRecord(k));
+                return current;
+            }
+            if (current == null && live.get() >= maxEntries) {
+                return null; // result stays null: full
+            }
+            if (current == null) {
+                live.incrementAndGet();
+            }
+            String owner = UUID.randomUUID().toString();
+            result[0] = new ClaimResult.Acquired(owner, current != null && current.state == RecordState.IN_PROGRESS);
+            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + lease.toNanos());
+        });
+        return result[0];
+    }
+
+    @Override
+    public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        Objects.requireNonNull(outcome, "outcome");
+        long now = nanoClock.getAsLong();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(key, (k, current) -> {
+            if (!current.ownedBy(owner, now)) {
+                return current;
+            }
+            done[0] = true;
+            return new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos());
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean release(String key, String owner) {
+        long now = nanoClock.getAsLong();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(key, (k, current) -> {
+            if (!current.ownedBy(owner, now)) {
+                return current;
+            }
+            done[0] = true;
+            live.decrementAndGet();
+            return null;
+        });
+        return done[0];
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(String key) {
+        Entry entry = entries.get(key);
+        return entry == null || entry.expiredAt(nanoClock.getAsLong()) ? Optional.empty() : Optional.of(entry.toRecord(key));
+    }
+
+    /** Removes expired records, at most once a second unless forced (the store is full); true if it ran. */
+    private boolean sweep(long now, boolean force) {
+        long last = lastSweep.get();
+        if ((!force && now - last < SWEEP_INTERVAL_NANOS) || !sweepLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!lastSweep.compareAndSet(last, now)) {
+                return false;
+            }
+            entries.forEach((key, entry) -> {
+                if (entry.expiredAt(now) && entries.remove(key, entry)) {
+                    live.decrementAndGet();
+                }
+            });
+            return true;
+        } finally {
+            sweepLock.unlock();
+        }
+    }
+
+    /** One immutable record; replaced, never mutated, so reads need no lock. */
+    private static final class Entry {
+        final RecordState state;
+        final String fingerprint;
+        final String owner;
+        final StoredOutcome outcome;
+        final long expiresAtNanos;
+
+        Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos) {
+            this.state = state;
+            this.fingerprint = fingerprint;
+            this.owner = owner;
+            this.outcome = outcome;
+            this.expiresAtNanos = expiresAtNanos;
+        }
+
+        boolean expiredAt(long now) {
+            return now - expiresAtNanos >= 0;
+        }
+
+        boolean ownedBy(String candidate, long now) {
+            return state == RecordState.IN_PROGRESS && owner.equals(candidate) && !expiredAt(now);
+        }
+
+        IdempotencyRecord toRecord(String key) {
+            return new IdempotencyRecord(key, state, fingerprint, outcome);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.idempotency.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.idempotency.IdempotencyDefinitionException;
+
+/**
+ * The library-wide settings under {@code idempotency.}, read and validated once at deployment.
+ * The README's configuration reference lists each key with its default.
+ *
+ * @param keyHeader the request header carrying the key
+ * @param replayedHeader the response header marking a replay
+ * @param maxKeyLength the longest key accepted
+ * @param maxRequestBodySize the largest request body fingerprinted; larger ones get 413
+ * @param maxStoredBodySize the largest response body stored for replay
+ * @param storedHeaders response headers replayed, lower case (the defaults plus configured ones)
+ * @param retryAfterSeconds the {@code Retry-After} of 409 and 503 answers
+ * @param interceptorPriority the {@code @Priority} of the interceptor
+ * @param memoryMaxEntries the capacity of the in-memory store
+ */
+public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
+        int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
+        int memoryMaxEntries) {
+
+    public static final String KEY_HEADER = "idempotency.key-header";
+    public static final String REPLAYED_HEADER = "idempotency.replayed-header";
+    public static final String MAX_KEY_LENGTH = "idempotency.max-key-length";
+    public static final String MAX_REQUEST_BODY_SIZE = "idempotency.max-request-body-size";
+    public static final String MAX_STORED_BODY_SIZE = "idempotency.max-stored-body-size";
+    public static final String STORED_HEADERS = "idempotency.stored-headers";
+    public static final String RETRY_AFTER = "idempotency.retry-after-seconds";
+    public static final String INTERCEPTOR_PRIORITY = "idempotency.interceptor.priority";
+    public static final String MEMORY_MAX_ENTRIES = "idempotency.memory.max-entries";
+
+    /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
+    public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
+
+    /** Replayed by default, besides those configured. */
+    public static final Set<String> DEFAULT_STORED_HEADERS = Set.of("location", "content-type", "etag",
+            "content-language", "content-location", "last-modified");
+
+    /** Never stored nor replayed, whatever is configured: credentials and hop-by-hop headers. */
+    private static final Set<String> FORBIDDEN_HEADERS = Set.of("set-cookie", "set-cookie2", "authorization",
+            "www-authenticate", "cookie", "connection", "keep-alive", "te", "trailer", "transfer-encoding",
+            "upgrade", "content-length");
+
+    /**
+     * @param header a header name
+     * @return whether it may never be stored (credential, cookie, proxy or hop-by-hop header)
+     */
+    public static boolean isForbidden(String header) {
+        String name = header.toLowerCase(Locale.ROOT);
+        return FORBIDDEN_HEADERS.contains(name) || name.startsWith("proxy-");
+    }
+
+    /**
+     * @param config where the settings are read
+     * @return the validated settings
+     * @throws IdempotencyDefinitionException listing every bad setting
+     */
+    public static LibrarySettings load(ConfigLookup config) {
+        Reader reader = new Reader(config);
+        LibrarySettings settings = new LibrarySettings(
+                reader.headerName(KEY_HEADER, "Idempotency-Key"),
+                reader.headerName(REPLAYED_HEADER, "Idempotent-Replayed"),
+                reader.integer(MAX_KEY_LENGTH, 255, 1, 8192),
+                reader.integer(MAX_REQUEST_BODY_SIZE, 16 * 1024 * 1024, 0, Integer.MAX_VALUE - 16),
+                reader.integer(MAX_STORED_BODY_SIZE, 1024 * 1024, 0, Integer.MAX_VALUE - 16),
+                reader.storedHeaders(),
+                reader.integer(RETRY_AFTER, 1, 0, 86_400),
+                reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
+                reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE));
+        if (!reader.errors.isEmpty()) {
+            throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
+        }
+        return settings;
+    }
+
+    /** Reads settings and collects every error, so that one deployment reports them all. */
+    private static final class Reader {
+        private final ConfigLookup config;
+        final List<String> errors = new ArrayList<>();
+
+        Reader(ConfigLookup config) {
+            this.config = config;
+        }
+
+        int integer(String key, int fallback, long min, long max) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            try {
+                long value = Long.parseLong(raw);
+                if (value >= min && value <= max) {
+                    return (int) value;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            errors.add(Messages.invalidInteger(key, raw, min, max));
+            return fallback;
+        }
+
+        String headerName(String key, String fallback) {
+            String value = config.get(key).map(String::trim).orElse(fallback);
+            if (!isToken(value)) {
+                errors.add(Messages.invalidHeaderName(key, value));
+                return fallback;
+            }
+            return value;
+        }
+
+        Set<String> storedHeaders() {
+            Set<String> headers = new LinkedHashSet<>(DEFAULT_STORED_HEADERS);
+            for (String raw : config.get(STORED_HEADERS).orElse("").split(",")) {
+                String name = raw.trim();
+                if (name.isEmpty()) {
+                    continue;
+                }
+                if (!isToken(name)) {
+                    errors.add(Messages.invalidHeaderName(STORED_HEADERS, name));
+                } else if (isForbidden(name)) {
+                    errors.add(Messages.forbiddenStoredHeader(STORED_HEADERS, name));
+                } else {
+                    headers.add(name.toLowerCase(Locale.ROOT));
+                }
+            }
+            return Set.copyOf(headers);
+        }
+
+        private static boolean isToken(String value) {
+            if (value.isEmpty()) {
+                return false;
+            }
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

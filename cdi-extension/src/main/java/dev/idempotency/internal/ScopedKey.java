@@ -1,0 +1,43 @@
+package dev.idempotency.internal;
+
+import java.security.Principal;
+
+import dev.idempotency.IdempotencyScope;
+
+/**
+ * Turns a client's raw key into the key a store sees: hashed together with its scope, so that the
+ * same raw key from two principals (or on two endpoints) never meets in the store, and raw keys
+ * never reach it.
+ */
+public final class ScopedKey {
+
+    /** Stands for every unauthenticated caller; no principal name can equal it (it has a NUL). */
+    private static final String ANONYMOUS = "\u0000anonymous";
+
+    private ScopedKey() {
+    }
+
+    /**
+     * @param scope the endpoint's scope
+     * @param endpoint the endpoint's identity ({@code fqcn#method})
+     * @param principal the caller, or {@code null} when anonymous
+     * @param rawKey the key as the client sent it
+     * @return the scoped, hashed key (43 characters of base64url)
+     */
+    public static String of(IdempotencyScope scope, String endpoint, Principal principal, String rawKey) {
+        String who = scope == IdempotencyScope.PRINCIPAL ? principalName(principal) : "";
+        return Hashing.sha256().add(scope.name()).add(endpoint).add(who).add(rawKey).finish();
+    }
+
+    private static String principalName(Principal principal) {
+        return principal == null || principal.getName() == null ? ANONYMOUS : principal.getName();
+    }
+
+    /**
+     * @param scopedKey a scoped key
+     * @return a short prefix that identifies it in logs without revealing anything
+     */
+    public static String forLog(String scopedKey) {
+        return scopedKey.substring(0, Math.min(12, scopedKey.length()));
+    }
+}

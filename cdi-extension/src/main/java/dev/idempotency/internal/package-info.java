@@ -1,0 +1,4 @@
+/**
+ * Implementation details; not an API. Types here may change in any release.
+ */
+package dev.idempotency.internal;

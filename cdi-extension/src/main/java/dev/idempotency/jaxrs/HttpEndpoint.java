@@ -1,0 +1,16 @@
+package dev.idempotency.jaxrs;
+
+import java.lang.reflect.Method;
+
+import dev.idempotency.internal.IdempotencyPolicy;
+
+/**
+ * One {@code @Idempotent} resource method, as the filters see it.
+ *
+ * @param policy its validated policy
+ * @param method the resource method
+ * @param async whether it answers through {@code AsyncResponse} or a {@code CompletionStage}
+ * @param intercepted whether the CDI interceptor sees the method, and so tells whether it ran
+ */
+record HttpEndpoint(IdempotencyPolicy policy, Method method, boolean async, boolean intercepted) {
+}

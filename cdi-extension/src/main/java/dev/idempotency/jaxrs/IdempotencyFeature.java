@@ -1,0 +1,65 @@
+package dev.idempotency.jaxrs;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import jakarta.ws.rs.ext.WriterInterceptor;
+
+import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.internal.PolicyResolver;
+
+/**
+ * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
+ * pay nothing. Runs once per resource method when the application starts, so policies are
+ * resolved (and bad values fail the start) before the first request.
+ */
+@Provider
+public class IdempotencyFeature implements DynamicFeature {
+
+    /** After authentication, authorization and the application's own request filters. */
+    static final int KEY_FILTER_PRIORITY = Priorities.USER + 500;
+
+    /** Response filters run highest first: a low value runs after the application's ones. */
+    static final int RESPONSE_FILTER_PRIORITY = 100;
+
+    /** Writer interceptors run lowest first: a high value sees the entity before any encoder. */
+    static final int WRITER_INTERCEPTOR_PRIORITY = Priorities.USER + 1000;
+
+    @Override
+    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+        Class<?> resourceClass = resourceInfo.getResourceClass();
+        Method method = resourceInfo.getResourceMethod();
+        if (resourceClass == null || method == null || PolicyResolver.annotationOf(resourceClass, method).isEmpty()) {
+            return;
+        }
+        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        HttpEndpoint endpoint = new HttpEndpoint(runtime.policy(resourceClass, method), method, isAsync(method),
+                runtime.isIntercepted(resourceClass));
+        context.register(new IdempotencyKeyFilter(runtime, endpoint), KEY_FILTER_PRIORITY);
+        context.register(new OutcomeRecorder(runtime.settings(), endpoint), Map.of(
+                ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,
+                WriterInterceptor.class, WRITER_INTERCEPTOR_PRIORITY));
+    }
+
+    private static boolean isAsync(Method method) {
+        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+            return true;
+        }
+        for (Parameter parameter : method.getParameters()) {
+            if (parameter.isAnnotationPresent(Suspended.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.idempotency.jaxrs;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.cdi.CurrentHttpClaim;
+import dev.idempotency.internal.HttpClaim;
+import dev.idempotency.internal.IdempotencyKeyParser;
+import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.RequestBody;
+import dev.idempotency.internal.RequestFingerprint;
+import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The request side of the contract: validates the key, fingerprints the whole request, claims the
+ * key, and either lets the request through (new key), or answers it at once: replay, 409, 422,
+ * 400, 413 or 503. Nothing is executed unless the claim was acquired.
+ */
+final class IdempotencyKeyFilter implements ContainerRequestFilter {
+
+    /** The request property holding the {@link HttpClaim} of an admitted request. */
+    static final String CLAIM_PROPERTY = HttpClaim.class.getName();
+
+    private static final Logger LOG = Logger.getLogger(IdempotencyKeyFilter.class.getName());
+
+    private final IdempotencyStore store;
+    private final CurrentHttpClaim currentHttpClaim;
+    private final LibrarySettings settings;
+    private final IdempotencyKeyParser keyParser;
+    private final HttpEndpoint endpoint;
+    private final IdempotencyPolicy policy;
+
+    IdempotencyKeyFilter(dev.idempotency.cdi.IdempotencyRuntime runtime, HttpEndpoint endpoint) {
+        this.store = runtime.store();
+        this.currentHttpClaim = runtime.currentHttpClaim();
+        this.settings = runtime.settings();
+        this.keyParser = new IdempotencyKeyParser(settings.maxKeyLength());
+        this.endpoint = endpoint;
+        this.policy = endpoint.policy();
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) throws IOException {
+        List<String> values = request.getHeaders().get(settings.keyHeader());
+        if (values == null || values.isEmpty()) {
+            if (policy.required()) {
+                request.abortWith(ProblemResponses.of(IdempotencyProblem.MISSING_KEY,
+                        "This endpoint requires an " + settings.keyHeader() + " header."));
+            }
+            return;
+        }
+        IdempotencyKeyParser.Result key = keyParser.parse(values);
+        if (!key.valid()) {
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.INVALID_KEY, key.error() + "."));
+            return;
+        }
+        RequestBody body;
+        try {
+            body = RequestBody.read(request.getEntityStream(), request.getLength(), settings.maxRequestBodySize());
+        } catch (RequestBody.TooLargeException e) {
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
+                    "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body."));
+            return;
+        }
+        request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
+
+        URI uri = request.getUriInfo().getRequestUri();
+        String fingerprint = RequestFingerprint.of(request.getMethod(), uri.getRawPath(), uri.getRawQuery(),
+                body.bytes(), body.length());
+        String scopedKey = ScopedKey.of(policy.scope(), policy.endpoint(), request.getSecurityContext().getUserPrincipal(),
+                key.key());
+        ClaimResult claim;
+        try {
+            claim = store.claim(scopedKey, fingerprint, policy.lease());
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), policy.failOpen()), e);
+            if (!policy.failOpen()) {
+                request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
+                        "The idempotency store cannot be reached; the request was not executed. Retry later.",
+                        settings.retryAfterSeconds()));
+            }
+            return;
+        }
+        if (claim instanceof ClaimResult.Acquired acquired) {
+            HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
+                    acquired.owner());
+            request.setProperty(CLAIM_PROPERTY, admitted);
+            currentHttpClaim.set(admitted);
+            return;
+        }
+        request.abortWith(answerFrom(((ClaimResult.Existing) claim).record(), fingerprint));
+    }
+
+    private Response answerFrom(IdempotencyRecord existing, String fingerprint) {
+        if (!existing.fingerprint().equals(fingerprint)) {
+            return ProblemResponses.of(IdempotencyProblem.KEY_REUSED,
+                    "This Idempotency-Key was used with a different request (body, method, path or query).");
+        }
+        if (existing.state() == RecordState.IN_PROGRESS) {
+            return ProblemResponses.retryable(IdempotencyProblem.REQUEST_IN_PROGRESS,
+                    "A request with this Idempotency-Key is still being processed. Retry later.",
+                    settings.retryAfterSeconds());
+        }
+        StoredOutcome outcome = existing.outcome();
+        if (!outcome.bodyStored()) {
+            Response.ResponseBuilder problem = ProblemResponses.builder(IdempotencyProblem.RESPONSE_NOT_STORED,
+                    "The request with this Idempotency-Key succeeded with status " + outcome.status()
+                            + ", but its response was too large to store. It will not be executed again.");
+            copyHeaders(outcome, problem, true);
+            return problem.header(settings.replayedHeader(), "true").build();
+        }
+        Response.ResponseBuilder replay = Response.status(outcome.status());
+        copyHeaders(outcome, replay, false);
+        if (outcome.bodyLength() > 0) {
+            replay.entity(outcome.body());
+        }
+        return replay.header(settings.replayedHeader(), "true").build();
+    }
+
+    private static void copyHeaders(StoredOutcome outcome, Response.ResponseBuilder builder, boolean locationOnly) {
+        outcome.headers().forEach((name, values) -> {
+            if (!locationOnly || name.equalsIgnoreCase("Location")) {
+                values.forEach(value -> builder.header(name, value));
+            }
+        });
+    }
+}

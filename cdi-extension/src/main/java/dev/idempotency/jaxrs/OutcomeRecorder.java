@@ -1,0 +1,86 @@
+package dev.idempotency.jaxrs;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.logging.Logger;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+
+import dev.idempotency.internal.CapturingOutputStream;
+import dev.idempotency.internal.HttpClaim;
+import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The response side of the contract. A 5xx answer releases the claim (unless pinned), and so does
+ * an answer given before the resource method ran (when the interceptor can tell); any other
+ * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
+ * exact body bytes back until the outcome is stored, then sends them.
+ */
+final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
+
+    private static final Logger LOG = Logger.getLogger(OutcomeRecorder.class.getName());
+
+    private final ReplayableHeaders replayableHeaders;
+    private final int maxStoredBodySize;
+    private final boolean knowsWhetherMethodRan;
+
+    OutcomeRecorder(LibrarySettings settings, HttpEndpoint endpoint) {
+        this.replayableHeaders = new ReplayableHeaders(settings.storedHeaders());
+        this.maxStoredBodySize = settings.maxStoredBodySize();
+        this.knowsWhetherMethodRan = endpoint.intercepted();
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        HttpClaim claim = (HttpClaim) request.getProperty(IdempotencyKeyFilter.CLAIM_PROPERTY);
+        if (claim == null || !claim.isOpen()) {
+            return;
+        }
+        int status = response.getStatus();
+        if (knowsWhetherMethodRan && !claim.entered()) {
+            // Answered before the method ran (unreadable body, 415, a later filter aborted):
+            // nothing happened, so the client may fix the request and retry with the same key.
+            claim.release();
+        } else if (status >= 500 && !claim.policy().pinServerErrors()) {
+            claim.release();
+        } else if (response.hasEntity()) {
+            claim.status(status);
+        } else {
+            claim.complete(StoredOutcome.of(status, replayableHeaders.select(response.getHeaders(), null), new byte[0]));
+        }
+    }
+
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+        HttpClaim claim = (HttpClaim) context.getProperty(IdempotencyKeyFilter.CLAIM_PROPERTY);
+        if (claim == null || !claim.isOpen()) {
+            context.proceed();
+            return;
+        }
+        OutputStream original = context.getOutputStream();
+        CapturingOutputStream capture = new CapturingOutputStream(original, maxStoredBodySize);
+        context.setOutputStream(capture);
+        try {
+            context.proceed();
+        } catch (IOException | RuntimeException | Error e) {
+            claim.release();
+            throw e;
+        } finally {
+            context.setOutputStream(original);
+        }
+        var headers = replayableHeaders.select(context.getHeaders(), context.getMediaType());
+        if (capture.overflowed()) {
+            LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
+            claim.complete(StoredOutcome.withoutBody(claim.status(), headers));
+        } else {
+            claim.complete(StoredOutcome.of(claim.status(), headers, capture.heldBytes()));
+            capture.release();
+        }
+    }
+}

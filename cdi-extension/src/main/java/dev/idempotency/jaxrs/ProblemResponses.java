@@ -1,0 +1,70 @@
+package dev.idempotency.jaxrs;
+
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * Builds {@code application/problem+json} answers. The JSON is written here, not through a JSON
+ * provider, so that the answer is the same on every server whatever JSON-B or Jackson setup the
+ * application has.
+ */
+public final class ProblemResponses {
+
+    /** The problem media type of RFC 9457. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    private ProblemResponses() {
+    }
+
+    /**
+     * @param problem the problem type
+     * @param detail a human-readable explanation, without keys or bodies
+     * @return the answer
+     */
+    public static Response of(IdempotencyProblem problem, String detail) {
+        return builder(problem, detail).build();
+    }
+
+    /**
+     * @param problem the problem type
+     * @param detail a human-readable explanation
+     * @param retryAfterSeconds the {@code Retry-After} value
+     * @return the answer, with {@code Retry-After}
+     */
+    public static Response retryable(IdempotencyProblem problem, String detail, int retryAfterSeconds) {
+        return builder(problem, detail).header(HttpHeaders.RETRY_AFTER, retryAfterSeconds).build();
+    }
+
+    /**
+     * @param problem the problem type
+     * @param detail a human-readable explanation
+     * @return a builder with status, media type and body set, to add headers to
+     */
+    public static Response.ResponseBuilder builder(IdempotencyProblem problem, String detail) {
+        String json = "{\"type\":\"" + problem.type() + "\",\"title\":" + quote(problem.title()) + ",\"status\":"
+                + problem.status() + ",\"detail\":" + quote(detail) + "}";
+        return Response.status(problem.status()).type(PROBLEM_JSON).entity(json);
+    }
+
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.idempotency.spi;
+
+import java.util.Objects;
+
+/**
+ * A live record as a store reports it.
+ *
+ * @param key the scoped, hashed key
+ * @param state in progress or completed
+ * @param fingerprint the fingerprint of the request that claimed the key
+ * @param outcome the stored outcome; {@code null} unless {@link RecordState#COMPLETED}
+ */
+public record IdempotencyRecord(String key, RecordState state, String fingerprint, StoredOutcome outcome) {
+
+    /** Checks that a completed record has an outcome and an in-progress one has none. */
+    public IdempotencyRecord {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        if ((state == RecordState.COMPLETED) != (outcome != null)) {
+            throw new IllegalArgumentException("a " + state + " record " + (outcome == null ? "needs" : "has no") + " outcome");
+        }
+    }
+
+    /**
+     * @param key the scoped, hashed key
+     * @param fingerprint the claimer's fingerprint
+     * @return an in-progress record
+     */
+    public static IdempotencyRecord inProgress(String key, String fingerprint) {
+        return new IdempotencyRecord(key, RecordState.IN_PROGRESS, fingerprint, null);
+    }
+
+    /**
+     * @param key the scoped, hashed key
+     * @param fingerprint the claimer's fingerprint
+     * @param outcome the stored outcome
+     * @return a completed record
+     */
+    public static IdempotencyRecord completed(String key, String fingerprint, StoredOutcome outcome) {
+        return new IdempotencyRecord(key, RecordState.COMPLETED, fingerprint, outcome);
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The store SPI: {@link dev.idempotency.spi.IdempotencyStore} and the values it exchanges.
+ *
+ * <p>A store is a CDI bean. To provide one, implement the interface, declare the bean
+ * {@code @Alternative @Priority(n)} and extend the contract test from the {@code idempotency-cdi}
+ * test-jar in its tests. Types here never expose the library's internals.
+ */
+package dev.idempotency.spi;

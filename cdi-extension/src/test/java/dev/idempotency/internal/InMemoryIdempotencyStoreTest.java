@@ -1,0 +1,71 @@
+package dev.idempotency.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
+
+/** The in-memory store keeps the store contract, on a clock the test drives. */
+class InMemoryIdempotencyStoreTest extends IdempotencyStoreContractTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return new InMemoryIdempotencyStore(1_000_000, clock::get);
+    }
+
+    @Override
+    protected void elapse(Duration duration) {
+        clock.addAndGet(duration.toNanos() + 1);
+    }
+
+    @Test
+    void aFullStoreRefusesNewClaimsInsteadOfEvictingLiveRecords() {
+        InMemoryIdempotencyStore small = new InMemoryIdempotencyStore(2, clock::get);
+        String first = ((ClaimResult.Acquired) small.claim("k1", "fp", LONG)).owner();
+        small.claim("k2", "fp", LONG);
+
+        assertThatThrownBy(() -> small.claim("k3", "fp", LONG))
+                .isInstanceOf(IdempotencyStoreException.class)
+                .hasMessageStartingWith("IDEMP0405");
+        assertThat(small.find("k1")).as("live records are kept").isPresent();
+
+        small.release("k1", first);
+        assertThat(small.claim("k3", "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void expiredRecordsAreSweptSoMemoryReturns() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(10_000, clock::get);
+        for (int i = 0; i < 5_000; i++) {
+            String key = "k" + i;
+            String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofSeconds(1))).owner();
+            store.complete(key, owner, sampleOutcome(), Duration.ofSeconds(1));
+        }
+        assertThat(store.size()).isEqualTo(5_000);
+
+        elapse(Duration.ofSeconds(2));
+        store.claim("trigger", "fp", LONG);
+
+        assertThat(store.size()).as("only the new claim is left").isEqualTo(1);
+    }
+
+    @Test
+    void aFullStoreAcceptsClaimsAgainOnceRecordsExpire() {
+        InMemoryIdempotencyStore small = new InMemoryIdempotencyStore(1, clock::get);
+        small.claim("k1", "fp", Duration.ofSeconds(1));
+
+        elapse(Duration.ofSeconds(2));
+
+        assertThat(small.claim("k2", "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
+    }
+}

@@ -1,0 +1,337 @@
+package dev.idempotency.spi.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The promises every {@link IdempotencyStore} keeps. A store's tests extend this class and
+ * provide the store; stores whose clock cannot be driven keep the default {@link #elapse}, which
+ * sleeps.
+ */
+public abstract class IdempotencyStoreContractTest {
+
+    /** A lease long enough never to run out during a test. */
+    protected static final Duration LONG = Duration.ofMinutes(10);
+
+    private IdempotencyStore store;
+
+    /**
+     * @return a store with no records in it (or with keys no other test uses)
+     * @throws Exception when it cannot be created
+     */
+    protected abstract IdempotencyStore createStore() throws Exception;
+
+    /**
+     * Closes what {@link #createStore()} opened.
+     *
+     * @param store the store
+     * @throws Exception when closing fails
+     */
+    protected void closeStore(IdempotencyStore store) throws Exception {
+    }
+
+    /** @return a lease or ttl short enough to wait out; the store's expiry resolution decides */
+    protected Duration shortDuration() {
+        return Duration.ofSeconds(1);
+    }
+
+    /**
+     * Lets time pass on the store's clock until something with the given lifetime has expired.
+     *
+     * @param duration the lifetime to outlive
+     * @throws InterruptedException when interrupted
+     */
+    protected void elapse(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis() + 300);
+    }
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = createStore();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        closeStore(store);
+    }
+
+    /** @return the store under test */
+    protected IdempotencyStore store() {
+        return store;
+    }
+
+    /** @return a key no other test uses, shaped like a scoped key */
+    protected static String freshKey() {
+        return UUID.randomUUID().toString().replace("-", "") + "ctr";
+    }
+
+    /** @return a response as the HTTP layer stores it */
+    protected static StoredOutcome sampleOutcome() {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("Location", List.of("http://localhost/api/payments/7"));
+        headers.put("Content-Type", List.of("application/json"));
+        return StoredOutcome.of(201, headers, "{\"id\":\"7\",\"amount\":1250}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFreeKeyIsAcquiredWithAnOwnerToken() {
+        ClaimResult result = store.claim(freshKey(), "fp", LONG);
+
+        assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
+        ClaimResult.Acquired acquired = (ClaimResult.Acquired) result;
+        assertThat(acquired.owner()).isNotBlank();
+        assertThat(acquired.takeover()).isFalse();
+    }
+
+    @Test
+    void aSecondClaimSeesTheFirstInProgressWithItsFingerprint() {
+        String key = freshKey();
+        store.claim(key, "fp-first", LONG);
+
+        ClaimResult second = store.claim(key, "fp-second", LONG);
+
+        assertThat(second).isInstanceOf(ClaimResult.Existing.class);
+        IdempotencyRecord record = ((ClaimResult.Existing) second).record();
+        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(record.fingerprint()).as("the first claimer's fingerprint, to detect a reused key").isEqualTo("fp-first");
+        assertThat(record.outcome()).isNull();
+    }
+
+    @Test
+    void aCompletedOutcomeIsReplayedByteForByte() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+
+        ClaimResult retry = store.claim(key, "fp", LONG);
+        assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
+        IdempotencyRecord record = ((ClaimResult.Existing) retry).record();
+        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(record.fingerprint()).isEqualTo("fp");
+        assertThat(record.outcome().status()).isEqualTo(201);
+        assertThat(record.outcome().headers()).containsExactlyEntriesOf(sampleOutcome().headers());
+        assertThat(record.outcome().body()).containsExactly(sampleOutcome().body());
+        assertThat(record.outcome().bodyStored()).isTrue();
+        assertThat(store.find(key)).contains(record);
+    }
+
+    @Test
+    void anOutcomeWhoseBodyWasNotStoredKeepsThatFact() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        StoredOutcome outcome = StoredOutcome.withoutBody(200, Map.of("ETag", List.of("\"v1\"")));
+
+        store.complete(key, owner, outcome, LONG);
+
+        StoredOutcome replayed = store.find(key).orElseThrow().outcome();
+        assertThat(replayed.bodyStored()).isFalse();
+        assertThat(replayed).isEqualTo(outcome);
+    }
+
+    @Test
+    void anEmptyBodyRoundTrips() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        StoredOutcome outcome = StoredOutcome.of(204, Map.of(), new byte[0]);
+
+        store.complete(key, owner, outcome, LONG);
+
+        assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(outcome);
+    }
+
+    @Test
+    void onlyTheOwnerCanCompleteOrRelease() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+
+        assertThat(store.complete(key, "someone-else", sampleOutcome(), LONG)).isFalse();
+        assertThat(store.release(key, "someone-else")).isFalse();
+
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.state()).as("untouched by strangers").isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+    }
+
+    @Test
+    void aReleasedKeyCanBeClaimedAgainByANewOwner() {
+        String key = freshKey();
+        String first = acquire(key, "fp");
+
+        assertThat(store.release(key, first)).isTrue();
+        assertThat(store.find(key)).isEmpty();
+
+        String second = acquire(key, "fp");
+        assertThat(second).isNotEqualTo(first);
+        assertThat(store.release(key, first)).as("the old token is dead").isFalse();
+        assertThat(store.complete(key, first, sampleOutcome(), LONG)).isFalse();
+    }
+
+    @Test
+    void aCompletedRecordCanNeitherBeCompletedAgainNorReleased() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        store.complete(key, owner, sampleOutcome(), LONG);
+
+        assertThat(store.complete(key, owner, StoredOutcome.of(500, Map.of(), new byte[0]), LONG)).isFalse();
+        assertThat(store.release(key, owner)).isFalse();
+        assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndTheOldOwnerLosesIt() throws Exception {
+        String key = freshKey();
+        String crashed = acquire(key, "fp", shortDuration());
+
+        elapse(shortDuration());
+
+        ClaimResult takeover = store.claim(key, "fp", LONG);
+        assertThat(takeover).isInstanceOf(ClaimResult.Acquired.class);
+        String newOwner = ((ClaimResult.Acquired) takeover).owner();
+        assertThat(newOwner).isNotEqualTo(crashed);
+        assertThat(store.complete(key, crashed, sampleOutcome(), LONG)).as("late completion by the crashed owner").isFalse();
+        assertThat(store.release(key, crashed)).isFalse();
+        assertThat(store.complete(key, newOwner, sampleOutcome(), LONG)).isTrue();
+    }
+
+    @Test
+    void theOwnerOfAnExpiredLeaseCannotCompleteIt() throws Exception {
+        String key = freshKey();
+        String slow = acquire(key, "fp", shortDuration());
+
+        elapse(shortDuration());
+
+        assertThat(store.complete(key, slow, sampleOutcome(), LONG)).isFalse();
+        assertThat(store.find(key)).isEmpty();
+    }
+
+    @Test
+    void aCompletedRecordExpiresAfterItsRetention() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        store.complete(key, owner, sampleOutcome(), shortDuration());
+        assertThat(store.find(key)).isPresent();
+
+        elapse(shortDuration());
+
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.claim(key, "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aCompletedRecordOutlivesItsLease() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp", shortDuration());
+        store.complete(key, owner, sampleOutcome(), LONG);
+
+        elapse(shortDuration());
+
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void unknownKeysAreNotFound() {
+        assertThat(store.find(freshKey())).isEmpty();
+    }
+
+    @Test
+    void ofManyConcurrentClaimsOfOneKeyExactlyOneAcquires() throws Exception {
+        int threads = 16;
+        int keys = 50;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int k = 0; k < keys; k++) {
+                String key = freshKey();
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<ClaimResult>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    Callable<ClaimResult> claim = () -> {
+                        start.await();
+                        return store.claim(key, "fp", LONG);
+                    };
+                    results.add(pool.submit(claim));
+                }
+                start.countDown();
+                int acquired = 0;
+                for (Future<ClaimResult> result : results) {
+                    if (result.get(30, TimeUnit.SECONDS) instanceof ClaimResult.Acquired) {
+                        acquired++;
+                    }
+                }
+                assertThat(acquired).as("claims acquired for one key").isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void concurrentOwnersOfDistinctKeysDoNotInterfere() throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Set<String>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    Set<String> completed = new HashSet<>();
+                    for (int i = 0; i < 100; i++) {
+                        String key = freshKey();
+                        String owner = acquire(key, "fp");
+                        if (i % 3 == 0) {
+                            assertThat(store.release(key, owner)).isTrue();
+                        } else if (store.complete(key, owner, sampleOutcome(), LONG)) {
+                            completed.add(key);
+                        }
+                    }
+                    return completed;
+                }));
+            }
+            for (Future<Set<String>> result : results) {
+                Set<String> completed = result.get(60, TimeUnit.SECONDS);
+                assertThat(completed).hasSize(66);
+                for (String key : completed) {
+                    assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Claims a free key and returns its owner token. */
+    protected String acquire(String key, String fingerprint) {
+        return acquire(key, fingerprint, LONG);
+    }
+
+    /** Claims a free key with a lease and returns its owner token. */
+    protected String acquire(String key, String fingerprint, Duration lease) {
+        ClaimResult result = store.claim(key, fingerprint, lease);
+        assertThat(result).as("claim of a free key").isInstanceOf(ClaimResult.Acquired.class);
+        return ((ClaimResult.Acquired) result).owner();
+    }
+}

@@ -1,0 +1,32 @@
+package dev.idempotency.sample;
+
+import java.util.Map;
+import java.util.Set;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.security.enterprise.authentication.mechanism.http.BasicAuthenticationMechanismDefinition;
+import jakarta.security.enterprise.credential.Credential;
+import jakarta.security.enterprise.credential.UsernamePasswordCredential;
+import jakarta.security.enterprise.identitystore.CredentialValidationResult;
+import jakarta.security.enterprise.identitystore.IdentityStore;
+
+/**
+ * HTTP Basic for the two demo users, {@code alice/alice} and {@code bob/bob}. No resource is
+ * protected: anonymous calls are allowed, and callers who send credentials are authenticated, so
+ * that idempotency keys are scoped to them.
+ */
+@ApplicationScoped
+@BasicAuthenticationMechanismDefinition(realmName = "payments")
+public class DemoIdentityStore implements IdentityStore {
+
+    private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob");
+
+    @Override
+    public CredentialValidationResult validate(Credential credential) {
+        if (credential instanceof UsernamePasswordCredential login
+                && login.getPasswordAsString().equals(USERS.get(login.getCaller()))) {
+            return new CredentialValidationResult(login.getCaller(), Set.of("customer"));
+        }
+        return CredentialValidationResult.INVALID_RESULT;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.idempotency.it;
+
+import static dev.idempotency.it.support.Http.newKey;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.Http;
+
+/**
+ * The seeds' "fire identical requests at once" check, on the sample app: 50 concurrent identical
+ * requests with one key run the payment exactly once; every other answer is a 409 or a
+ * byte-identical replay; never a 5xx.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class ConcurrentRetriesIT {
+
+    static final int CONCURRENT = 50;
+    static final String PAYMENTS = "api/payments";
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.sampleApp("storm", "");
+    }
+
+    @ArquillianResource
+    URL url;
+
+    Http http;
+    ExecutorService senders;
+
+    @BeforeEach
+    void setUp() {
+        http = new Http(url);
+        senders = Executors.newFixedThreadPool(CONCURRENT); // their own pool, not the HttpClient's
+    }
+
+    @AfterEach
+    void tearDown() {
+        senders.shutdownNow();
+    }
+
+    /** What one storm produced. */
+    record Storm(long executions, int created, int replays, int conflicts, int others) {
+    }
+
+    Storm storm(String key, String body) throws Exception {
+        long before = http.count(PAYMENTS + "/executions");
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
+        for (int i = 0; i < CONCURRENT; i++) {
+            futures.add(senders.submit(() -> {
+                start.await();
+                return http.postJson(PAYMENTS, key, body);
+            }));
+        }
+        start.countDown();
+        List<HttpResponse<byte[]>> answers = new ArrayList<>();
+        for (Future<HttpResponse<byte[]>> future : futures) {
+            answers.add(future.get(120, TimeUnit.SECONDS));
+        }
+        byte[] original = answers.stream()
+                .filter(r -> r.statusCode() == 201 && r.headers().firstValue("Idempotent-Replayed").isEmpty())
+                .map(HttpResponse::body).findFirst().orElseThrow(() -> new AssertionError("no original 201"));
+        int created = 0;
+        int replays = 0;
+        int conflicts = 0;
+        int others = 0;
+        for (HttpResponse<byte[]> answer : answers) {
+            boolean replayed = answer.headers().firstValue("Idempotent-Replayed").isPresent();
+            if (answer.statusCode() == 201 && !replayed) {
+                created++;
+            } else if (answer.statusCode() == 201 && Arrays.equals(answer.body(), original)) {
+                replays++;
+            } else if (answer.statusCode() == 409) {
+                conflicts++;
+            } else {
+                others++;
+            }
+        }
+        // A retry after the storm always gets the original bytes.
+        assertThat(http.postJson(PAYMENTS, key, body).body()).isEqualTo(original);
+        return new Storm(http.count(PAYMENTS + "/executions") - before, created, replays, conflicts, others);
+    }
+
+    @Test
+    void fiftyIdenticalRequestsAtOnceRunThePaymentOnce() throws Exception {
+        Storm storm = storm(newKey(), "{\"orderId\":\"o-storm\",\"amount\":500,\"currency\":\"EUR\",\"delayMs\":300}");
+
+        System.out.println("storm(1 key, " + CONCURRENT + " requests): " + storm);
+        assertThat(storm.executions()).isEqualTo(1);
+        assertThat(storm.created()).isEqualTo(1);
+        assertThat(storm.others()).as("neither 5xx nor a differing body").isZero();
+        assertThat(storm.replays() + storm.conflicts()).isEqualTo(CONCURRENT - 1);
+    }
+
+    @Test
+    void tenKeysEachStormedByFiftyRunTenPayments() throws Exception {
+        int replays = 0;
+        int conflicts = 0;
+        for (int k = 0; k < 10; k++) {
+            // no delay: the claim race itself decides
+            Storm storm = storm(newKey(), "{\"orderId\":\"o-" + k + "\",\"amount\":" + (100 + k) + ",\"currency\":\"EUR\"}");
+            assertThat(storm.executions()).as("key " + k).isEqualTo(1);
+            assertThat(storm.created()).isEqualTo(1);
+            assertThat(storm.others()).isZero();
+            replays += storm.replays();
+            conflicts += storm.conflicts();
+        }
+        System.out.println("storm(10 keys x " + CONCURRENT + " requests): 10 executions, " + replays + " replays, "
+                + conflicts + " conflicts");
+    }
+}

@@ -1,0 +1,80 @@
+package dev.idempotency.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.it.support.Deployments;
+
+/**
+ * A bad configuration value fails the deployment, with a coded message that names the bean, the
+ * method, the config key, the value and what is allowed. Runs Payara Micro as its own process
+ * (loopback, no cluster) and reads its log; the process is always stopped, by its PID.
+ */
+class DeploymentFailureIT {
+
+    @Test
+    void aTtlShorterThanTheLeaseFailsTheDeploymentWithACodedMessage() throws Exception {
+        Path work = Files.createDirectories(Path.of("target", "deployment-failure"));
+        File war = work.resolve("bad-config.war").toFile();
+        Deployments.sampleApp("bad-config", "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl=PT30S\n")
+                .as(ZipExporter.class).exportTo(war, true);
+        Path log = work.resolve("payara.log");
+        int port = freePort();
+
+        Process payara = new ProcessBuilder("java", "-jar", System.getProperty("payara.microJar"),
+                "--nocluster", "--port", String.valueOf(port),
+                "--prebootcommandfile", System.getProperty("loopback.commands"),
+                "--deploy", war.getAbsolutePath())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            String output = awaitLog(log, payara, Duration.ofSeconds(150));
+
+            assertThat(output).contains("IDEMP0103: bean dev.idempotency.sample.PaymentResource, method create: "
+                    + "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl='PT30S' is shorter than "
+                    + "@Idempotent(lease)='PT60S'");
+            HttpResponse<String> answer = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/bad-config/api/payments/executions"))
+                            .timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as("the application is not deployed").isEqualTo(404);
+        } finally {
+            payara.destroy();
+            if (!payara.waitFor(20, TimeUnit.SECONDS)) {
+                payara.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Waits until Payara Micro reports itself ready (it keeps running without the failed app). */
+    private static String awaitLog(Path log, Process payara, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            String output = Files.readString(log);
+            if (output.contains(" ready in ") || !payara.isAlive()) {
+                return output;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + log);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

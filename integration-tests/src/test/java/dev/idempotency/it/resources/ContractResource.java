@@ -1,0 +1,142 @@
+package dev.idempotency.it.resources;
+
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.IdempotencyScope;
+import dev.idempotency.Idempotent;
+
+/** Endpoints for the contract rows the payments sample does not show. Each counts its executions. */
+@Path("contract")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class ContractResource {
+
+    @Inject
+    Counters counters;
+
+    @Inject
+    SwitchableStore store;
+
+    private String run(String name) {
+        long n = counters.increment(name);
+        return "{\"endpoint\":\"" + name + "\",\"execution\":" + n + ",\"nonce\":\"" + UUID.randomUUID() + "\"}";
+    }
+
+    @GET
+    @Path("count/{name}")
+    public Map<String, Long> count(@PathParam("name") String name) {
+        return Map.of("count", counters.get(name));
+    }
+
+    @POST
+    @Path("store")
+    public Response switchStore(@QueryParam("down") boolean down) {
+        store.down(down);
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("optional")
+    @Idempotent(required = false)
+    public String optional(String body) {
+        return run("optional");
+    }
+
+    @POST
+    @Path("configured")
+    @Idempotent
+    public String configured(String body) {
+        return run("configured");
+    }
+
+    @POST
+    @Path("plain")
+    public String plain(String body) {
+        return run("plain");
+    }
+
+    @POST
+    @Path("pinned")
+    @Idempotent(pinServerErrors = true)
+    public Response pinned(String body) {
+        return Response.status(500).entity(run("pinned")).build();
+    }
+
+    @POST
+    @Path("throws")
+    @Idempotent
+    public String throwing(String body) {
+        run("throws");
+        throw new RejectedException("declined");
+    }
+
+    @POST
+    @Path("no-content")
+    @Idempotent
+    public Response noContent(String body) {
+        run("no-content");
+        return Response.noContent().header("ETag", "\"v" + counters.get("no-content") + "\"").build();
+    }
+
+    @POST
+    @Path("large")
+    @Idempotent
+    public Response large(String body) {
+        run("large");
+        return Response.ok("x".repeat(4096), MediaType.TEXT_PLAIN)
+                .header("Location", "http://localhost/contract/large/1").build();
+    }
+
+    @POST
+    @Path("shared")
+    @Idempotent(scope = IdempotencyScope.ENDPOINT)
+    public String shared(String body) {
+        return run("shared");
+    }
+
+    @POST
+    @Path("fail-open")
+    @Idempotent(failOpen = true)
+    public String failOpen(String body) {
+        return run("fail-open");
+    }
+
+    @POST
+    @Path("stage")
+    @Idempotent
+    public CompletionStage<Response> stage(@QueryParam("delayMs") long delayMs, @QueryParam("fail") boolean fail) {
+        String result = run("stage");
+        return CompletableFuture.supplyAsync(() -> {
+            if (fail) {
+                throw new IllegalStateException("async failure");
+            }
+            return Response.status(201).entity(result).build();
+        }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
+    }
+
+    @POST
+    @Path("suspended")
+    @Idempotent
+    public void suspended(@QueryParam("delayMs") long delayMs, @Suspended AsyncResponse response) {
+        String result = run("suspended");
+        CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS)
+                .execute(() -> response.resume(Response.ok(result).build()));
+    }
+}
