@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 
@@ -109,4 +110,43 @@ public @interface Idempotent {
      */
     @Nonbinding
     boolean failOpen() default false;
+
+    /**
+     * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
+     * through {@code BeanManager.resolveInterceptors}.
+     */
+    final class Literal extends AnnotationLiteral<Idempotent> implements Idempotent {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String ttl() {
+            return "PT24H";
+        }
+
+        @Override
+        public String lease() {
+            return "PT60S";
+        }
+
+        @Override
+        public boolean required() {
+            return true;
+        }
+
+        @Override
+        public IdempotencyScope scope() {
+            return IdempotencyScope.PRINCIPAL;
+        }
+
+        @Override
+        public boolean pinServerErrors() {
+            return false;
+        }
+
+        @Override
+        public boolean failOpen() {
+            return false;
+        }
+    }
 }

@@ -22,7 +22,7 @@ import dev.idempotency.it.support.Deployments;
 /**
  * A bad configuration value fails the deployment, with a coded message that names the bean, the
  * method, the config key, the value and what is allowed. Runs Payara Micro as its own process
- * (loopback, no cluster) and reads its log; the process is always stopped, by its PID.
+ * (loopback only) and reads its log; the process is always stopped, by its PID.
  */
 class DeploymentFailureIT {
 
@@ -35,8 +35,10 @@ class DeploymentFailureIT {
         Path log = work.resolve("payara.log");
         int port = freePort();
 
-        Process payara = new ProcessBuilder("java", "-jar", System.getProperty("payara.microJar"),
-                "--nocluster", "--port", String.valueOf(port),
+        Process payara = new ProcessBuilder("java", "-Dhazelcast.socket.bind.any=false",
+                "-jar", System.getProperty("payara.microJar"),
+                "--clustermode", "tcpip:127.0.0.1:6900", "--interfaces", "127.0.0.1",
+                "--clustername", "idempotency-deployment-failure", "--port", String.valueOf(port),
                 "--prebootcommandfile", System.getProperty("loopback.commands"),
                 "--deploy", war.getAbsolutePath())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -1,0 +1,170 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.enterprise.inject.spi.InterceptionType;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyScope;
+import dev.idempotency.Idempotent;
+import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredOutcome;
+
+/** The extension on a real CDI container (Weld SE) with a real MicroProfile Config (SmallRye). */
+class IdempotencyExtensionTest {
+
+    @ApplicationScoped
+    public static class Payments {
+        @Idempotent(ttl = "PT1H")
+        public String charge(String order) {
+            return "charged " + order;
+        }
+    }
+
+    @ApplicationScoped
+    public static class ShortTtl {
+        @Idempotent(ttl = "PT1S")
+        public void charge() {
+        }
+    }
+
+    @ApplicationScoped
+    @Idempotent
+    public static class Refunds {
+        public void refund() {
+        }
+    }
+
+    @Alternative
+    @Priority(500)
+    @ApplicationScoped
+    public static class CustomStore implements IdempotencyStore {
+        @Override
+        public ClaimResult claim(String key, String fingerprint, Duration lease) {
+            return new ClaimResult.Acquired("custom", false);
+        }
+
+        @Override
+        public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+            return true;
+        }
+
+        @Override
+        public boolean release(String key, String owner) {
+            return true;
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(String key) {
+            return Optional.empty();
+        }
+    }
+
+    private final List<String> properties = new ArrayList<>();
+
+    private void config(String key, String value) {
+        System.setProperty(key, value);
+        properties.add(key);
+    }
+
+    @AfterEach
+    void clearConfig() {
+        properties.forEach(System::clearProperty);
+        ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
+    }
+
+    private static Weld weld(Class<?>... beans) {
+        return new Weld().disableDiscovery()
+                .addExtension(new IdempotencyExtension())
+                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
+                        InMemoryIdempotencyStore.class)
+                .addBeanClasses(beans);
+    }
+
+    @Test
+    void validDefinitionsDeployAndAreResolvedOnce() {
+        try (WeldContainer container = weld(Payments.class, Refunds.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+
+            assertThat(extension.isIntercepted(Payments.class)).isTrue();
+            assertThat(extension.isIntercepted(Refunds.class)).as("class-level annotation").isTrue();
+            assertThat(container.select(Payments.class).get().charge("o-1"))
+                    .as("outside a request, the interceptor proceeds").isEqualTo("charged o-1");
+            assertThat(container.getBeanManager().resolveInterceptors(InterceptionType.AROUND_INVOKE,
+                    new Idempotent.Literal()))
+                    .as("the interceptor is enabled without beans.xml").hasSize(1);
+        }
+    }
+
+    @Test
+    void aTtlShorterThanTheLeaseFailsTheDeploymentNamingBeanMethodKeyAndValue() {
+        assertThatThrownBy(() -> weld(ShortTtl.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0103: bean " + ShortTtl.class.getName() + ", method charge: "
+                        + "@Idempotent(ttl)='PT1S' is shorter than @Idempotent(lease)='PT60S'");
+    }
+
+    @Test
+    void aBadConfiguredValueFailsTheDeploymentNamingTheConfigKey() {
+        config(Payments.class.getName() + "/charge/Idempotent/scope", "TENANT");
+
+        assertThatThrownBy(() -> weld(Payments.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0104: bean " + Payments.class.getName() + ", method charge: "
+                        + Payments.class.getName() + "/charge/Idempotent/scope='TENANT' is not a scope; allowed: "
+                        + "[PRINCIPAL, ENDPOINT]");
+    }
+
+    @Test
+    void configOverridesAreAppliedAtDeployment() throws Exception {
+        config("Idempotent/scope", "ENDPOINT");
+        config(Payments.class.getName() + "/Idempotent/lease", "PT2S");
+
+        try (WeldContainer container = weld(Payments.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            var policy = extension.policy(Payments.class, Payments.class.getMethod("charge", String.class));
+
+            assertThat(policy.scope()).isEqualTo(IdempotencyScope.ENDPOINT);
+            assertThat(policy.lease()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(policy.ttl()).isEqualTo(Duration.ofHours(1));
+        }
+    }
+
+    @Test
+    void aBadLibrarySettingFailsTheDeployment() {
+        config("idempotency.max-key-length", "0");
+
+        assertThatThrownBy(() -> weld(Payments.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0106: library setting idempotency.max-key-length='0'");
+    }
+
+    @Test
+    void theInMemoryStoreIsTheDefaultAndAnAlternativeStoreWins() {
+        config("idempotency.memory.max-entries", "42");
+        try (WeldContainer container = weld(Payments.class).initialize()) {
+            IdempotencyStore store = container.select(IdempotencyRuntime.class).get().store();
+            assertThat(store.claim("k", "fp", Duration.ofSeconds(1))).isInstanceOf(ClaimResult.Acquired.class);
+            assertThat(container.select(InMemoryIdempotencyStore.class).get().maxEntries()).isEqualTo(42);
+        }
+        try (WeldContainer container = weld(Payments.class, CustomStore.class).initialize()) {
+            ClaimResult claim = container.select(IdempotencyRuntime.class).get().store().claim("k", "fp", Duration.ofSeconds(1));
+            assertThat(((ClaimResult.Acquired) claim).owner()).isEqualTo("custom");
+        }
+    }
+}

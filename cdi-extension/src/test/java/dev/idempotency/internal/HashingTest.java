@@ -1,0 +1,55 @@
+package dev.idempotency.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyScope;
+
+class HashingTest {
+
+    private static final Principal ALICE = () -> "alice";
+    private static final Principal BOB = () -> "bob";
+
+    @Test
+    void fieldBoundariesMatter() {
+        assertThat(Hashing.sha256().add("ab").add("c").finish()).isNotEqualTo(Hashing.sha256().add("a").add("bc").finish());
+        assertThat(Hashing.sha256().add("abc").finish()).hasSize(43).matches("[A-Za-z0-9_-]+");
+    }
+
+    @Test
+    void theFingerprintCoversMethodPathQueryAndTheWholeBody() {
+        byte[] body = "x".repeat(20_000).getBytes(StandardCharsets.UTF_8);
+        byte[] differentAtTheEnd = body.clone();
+        differentAtTheEnd[body.length - 1] = 'y';
+        String base = RequestFingerprint.of("POST", "/api/payments", null, body, body.length);
+
+        assertThat(RequestFingerprint.of("POST", "/api/payments", null, body.clone(), body.length)).isEqualTo(base);
+        assertThat(RequestFingerprint.of("POST", "/api/payments", null, differentAtTheEnd, body.length)).isNotEqualTo(base);
+        assertThat(RequestFingerprint.of("PUT", "/api/payments", null, body, body.length)).isNotEqualTo(base);
+        assertThat(RequestFingerprint.of("POST", "/api/payments/1", null, body, body.length)).isNotEqualTo(base);
+        assertThat(RequestFingerprint.of("POST", "/api/payments", "a=1", body, body.length)).isNotEqualTo(base);
+        assertThat(RequestFingerprint.of("POST", "/api/payments", "", body, body.length)).as("empty query vs none")
+                .isNotEqualTo(base);
+    }
+
+    @Test
+    void scopedKeysSeparatePrincipalsAndEndpointsButNotInEndpointScope() {
+        String alice = ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", ALICE, "k1");
+
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", ALICE, "k1")).isEqualTo(alice);
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", BOB, "k1")).isNotEqualTo(alice);
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", null, "k1")).isNotEqualTo(alice);
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#refund", ALICE, "k1")).isNotEqualTo(alice);
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", () -> "anonymous", "k1"))
+                .as("a user named anonymous is not the anonymous caller")
+                .isNotEqualTo(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", null, "k1"));
+        assertThat(ScopedKey.of(IdempotencyScope.ENDPOINT, "P#create", ALICE, "k1"))
+                .isEqualTo(ScopedKey.of(IdempotencyScope.ENDPOINT, "P#create", BOB, "k1"));
+        assertThat(alice).doesNotContain("k1").hasSize(43);
+        assertThat(ScopedKey.forLog(alice)).hasSize(12);
+    }
+}
