@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 
 import jakarta.annotation.PostConstruct;
@@ -117,20 +118,20 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         Objects.requireNonNull(outcome, "outcome");
-        long now = nanoClock.getAsLong();
-        boolean[] done = new boolean[1];
-        entries.computeIfPresent(key, (k, current) -> {
-            if (!current.ownedBy(owner, now)) {
-                return current;
-            }
-            done[0] = true;
-            return new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos());
-        });
-        return done[0];
+        return changeIfOwned(key, owner, (current, now) ->
+                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos()));
     }
 
     @Override
     public boolean release(String key, String owner) {
+        return changeIfOwned(key, owner, (current, now) -> {
+            live.decrementAndGet();
+            return null;
+        });
+    }
+
+    /** Applies a change to the record only while {@code owner} holds its live claim; true if it did. */
+    private boolean changeIfOwned(String key, String owner, BiFunction<Entry, Long, Entry> change) {
         long now = nanoClock.getAsLong();
         boolean[] done = new boolean[1];
         entries.computeIfPresent(key, (k, current) -> {
@@ -138,8 +139,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                 return current;
             }
             done[0] = true;
-            live.decrementAndGet();
-            return null;
+            return change.apply(current, now);
         });
         return done[0];
     }

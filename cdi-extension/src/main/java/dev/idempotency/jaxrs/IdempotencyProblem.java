@@ -9,29 +9,31 @@ import java.net.URI;
 public enum IdempotencyProblem {
 
     /** 400: the endpoint requires a key and the request has none. */
-    MISSING_KEY(400, "missing-key", "Idempotency-Key header required"),
+    MISSING_KEY(400, "Bad Request", "missing-key", "Idempotency-Key header required"),
     /** 400: the key is empty, too long, not printable US-ASCII, malformed, or sent twice. */
-    INVALID_KEY(400, "invalid-key", "Invalid Idempotency-Key"),
+    INVALID_KEY(400, "Bad Request", "invalid-key", "Invalid Idempotency-Key"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */
-    REQUEST_IN_PROGRESS(409, "request-in-progress", "A request with this Idempotency-Key is in progress"),
+    REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */
-    RESPONSE_NOT_STORED(410, "response-not-stored", "The response for this Idempotency-Key was not stored"),
+    RESPONSE_NOT_STORED(410, "Gone", "response-not-stored", "The response for this Idempotency-Key was not stored"),
     /** 413: the body is larger than {@code idempotency.max-request-body-size}; nothing was run. */
-    REQUEST_TOO_LARGE(413, "request-too-large", "Request body too large for an idempotent request"),
+    REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request body too large for an idempotent request"),
     /** 422: the key was used before with another request (body, method, path or query). */
-    KEY_REUSED(422, "key-reused", "Idempotency-Key reused with a different request"),
+    KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency-Key reused with a different request"),
     /** 503: the idempotency store cannot be reached; nothing was run (fail closed). */
-    STORE_UNAVAILABLE(503, "store-unavailable", "Idempotency store unavailable");
+    STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable");
 
     /** Where the type URIs live. */
     public static final String TYPE_BASE = "https://idempotency.dev/problems/";
 
     private final int status;
+    private final String reasonPhrase;
     private final URI type;
     private final String title;
 
-    IdempotencyProblem(int status, String slug, String title) {
+    IdempotencyProblem(int status, String reasonPhrase, String slug, String title) {
         this.status = status;
+        this.reasonPhrase = reasonPhrase;
         this.type = URI.create(TYPE_BASE + slug);
         this.title = title;
     }
@@ -39,6 +41,11 @@ public enum IdempotencyProblem {
     /** @return the HTTP status */
     public int status() {
         return status;
+    }
+
+    /** @return the RFC 9110 reason phrase (some servers know none for 422) */
+    public String reasonPhrase() {
+        return reasonPhrase;
     }
 
     /** @return the problem type URI */

@@ -43,7 +43,7 @@ public final class ProblemResponses {
     public static Response.ResponseBuilder builder(IdempotencyProblem problem, String detail) {
         String json = "{\"type\":\"" + problem.type() + "\",\"title\":" + quote(problem.title()) + ",\"status\":"
                 + problem.status() + ",\"detail\":" + quote(detail) + "}";
-        return Response.status(problem.status()).type(PROBLEM_JSON).entity(json);
+        return Response.status(problem.status(), problem.reasonPhrase()).type(PROBLEM_JSON).entity(json);
     }
 
     static String quote(String text) {

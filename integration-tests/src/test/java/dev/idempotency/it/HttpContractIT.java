@@ -22,6 +22,7 @@ import dev.idempotency.it.resources.ContractResource;
 import dev.idempotency.it.resources.Counters;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
+import dev.idempotency.it.resources.UnmanagedResource;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.RawHttp;
@@ -45,7 +46,7 @@ class HttpContractIT {
                 "idempotency.max-request-body-size=65536",
                 "dev.idempotency.it.resources.ContractResource/configured/Idempotent/required=false"))
                 .addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
-                        RejectedException.Mapper.class);
+                        RejectedException.Mapper.class, UnmanagedResource.class);
     }
 
     @ArquillianResource
@@ -390,5 +391,24 @@ class HttpContractIT {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(retry.body()).isEqualTo(first.get().body());
         assertThat(executions("suspended") - before).isEqualTo(1);
+    }
+
+    @Test
+    void aResourceThatIsNotACdiBeanGetsTheContractToo() {
+        String key = newKey();
+        long before = http.count("api/unmanaged/count");
+
+        assertProblem(http.postJson("api/unmanaged", null, "{}"), 400, "missing-key");
+        HttpResponse<byte[]> first = http.postJson("api/unmanaged", key, "{}");
+        HttpResponse<byte[]> retry = http.postJson("api/unmanaged", key, "{}");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+
+        String failing = newKey();
+        assertThat(http.postJson("api/unmanaged?fail=true", failing, "{}").statusCode()).isEqualTo(500);
+        assertThat(http.postJson("api/unmanaged?fail=true", failing, "{}").statusCode())
+                .as("an unmapped exception releases the key").isEqualTo(500);
+        assertThat(http.count("api/unmanaged/count") - before).isEqualTo(3);
     }
 }
