@@ -23,12 +23,14 @@ import jakarta.interceptor.Interceptor;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.Idempotent;
 import dev.idempotency.internal.ConfigLookup;
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.InMemoryIdempotencyStore;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.PolicyResolver;
+import dev.idempotency.internal.ResourceMethods;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -78,13 +80,23 @@ public class IdempotencyExtension implements Extension {
         }
         for (AnnotatedMethod<?> annotated : event.getAnnotatedBeanClass().getMethods()) {
             Method method = annotated.getJavaMember();
-            if (isBusinessMethod(method) && PolicyResolver.annotationOf(beanClass, method).isPresent()) {
-                try {
-                    policies.putIfAbsent(method, resolver.resolve(beanClass, method));
-                    interceptedClasses.add(beanClass);
-                } catch (IdempotencyDefinitionException e) {
-                    event.addDefinitionError(e);
+            if (!isBusinessMethod(method) || PolicyResolver.annotationOf(beanClass, method).isEmpty()) {
+                continue;
+            }
+            if (!ResourceMethods.isResourceMethod(beanClass, method)) {
+                // On a class, the annotation covers its resource methods; on another method it
+                // would protect nothing, and silently doing nothing is the worst answer.
+                if (method.isAnnotationPresent(Idempotent.class)) {
+                    event.addDefinitionError(new IdempotencyDefinitionException(
+                            Messages.notAResourceMethod(beanClass.getName(), method.getName())));
                 }
+                continue;
+            }
+            try {
+                policies.putIfAbsent(method, resolver.resolve(beanClass, method));
+                interceptedClasses.add(beanClass);
+            } catch (IdempotencyDefinitionException e) {
+                event.addDefinitionError(e);
             }
         }
     }

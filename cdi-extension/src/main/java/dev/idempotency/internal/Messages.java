@@ -50,6 +50,12 @@ public final class Messages {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }
 
+    public static String notAResourceMethod(String bean, String method) {
+        return "IDEMP0109: bean " + bean + ", method " + method + ": @Idempotent is only supported on JAX-RS resource"
+                + " methods (annotated @GET, @POST, @PUT, @PATCH, @DELETE or another HTTP method designator) in this"
+                + " version; a CDI or EJB method would not be protected, so remove the annotation or make it a resource method";
+    }
+
     // --- 02xx: store selection ----------------------------------------------------------
 
     public static String inMemoryStoreInUse(int maxEntries) {

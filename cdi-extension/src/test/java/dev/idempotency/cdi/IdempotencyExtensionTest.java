@@ -12,6 +12,7 @@ import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.spi.InterceptionType;
+import jakarta.ws.rs.POST;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
@@ -33,6 +34,7 @@ class IdempotencyExtensionTest {
 
     @ApplicationScoped
     public static class Payments {
+        @POST
         @Idempotent(ttl = "PT1H")
         public String charge(String order) {
             return "charged " + order;
@@ -41,6 +43,7 @@ class IdempotencyExtensionTest {
 
     @ApplicationScoped
     public static class ShortTtl {
+        @POST
         @Idempotent(ttl = "PT1S")
         public void charge() {
         }
@@ -49,7 +52,18 @@ class IdempotencyExtensionTest {
     @ApplicationScoped
     @Idempotent
     public static class Refunds {
+        @POST
         public void refund() {
+        }
+
+        public void helper() {
+        }
+    }
+
+    @ApplicationScoped
+    public static class MessageConsumer {
+        @Idempotent
+        public void onMessage(String message) {
         }
     }
 
@@ -112,6 +126,13 @@ class IdempotencyExtensionTest {
                     new Idempotent.Literal()))
                     .as("the interceptor is enabled without beans.xml").hasSize(1);
         }
+    }
+
+    @Test
+    void anIdempotentMethodThatIsNotAResourceMethodFailsTheDeployment() {
+        assertThatThrownBy(() -> weld(MessageConsumer.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0109: bean " + MessageConsumer.class.getName()
+                        + ", method onMessage: @Idempotent is only supported on JAX-RS resource methods");
     }
 
     @Test
