@@ -23,8 +23,16 @@ import jakarta.interceptor.InterceptorBinding;
  * {@code 409}; a retry with another body, method or path gets {@code 422}. The README lists the
  * whole contract and its problem types.
  *
- * <p>On a type, the annotation applies to every business method of the type; an annotation on a
- * method wins over the one on its type.
+ * <p>On a CDI bean, EJB or message-consumer method, the key comes from parameters marked
+ * {@link IdempotencyKey}. The first call with a key runs the method and stores its return value
+ * (as JSON-B, with its generic type); a duplicate after completion returns an equal value without
+ * running the method ({@code void} methods are skipped); a duplicate while the first runs throws
+ * {@link IdempotencyConflictException}; a key reused with other arguments throws
+ * {@link IdempotencyKeyReuseException}. An exception releases the key and is rethrown unchanged.
+ *
+ * <p>On a type, the annotation applies to every JAX-RS resource method of the type and to every
+ * method with an {@link IdempotencyKey} parameter; an annotation on a method wins over the one on
+ * its type.
  *
  * <p><b>Configuration.</b> Every member can be overridden with MicroProfile Config, the way
  * MicroProfile Fault Tolerance does it. The first key that is set wins:
@@ -112,6 +120,18 @@ public @interface Idempotent {
     boolean failOpen() default false;
 
     /**
+     * For CDI bean, EJB and message-consumer methods: whether the arguments that are not part of
+     * the key are fingerprinted (as JSON-B), so that a key reused with other arguments fails with
+     * {@link IdempotencyKeyReuseException} instead of replaying. Default {@code true}. Set it to
+     * {@code false} when the other arguments legitimately differ between deliveries (a
+     * redelivery counter, a timestamp). HTTP requests always fingerprint the whole request.
+     *
+     * @return whether non-key arguments are fingerprinted
+     */
+    @Nonbinding
+    boolean fingerprintArguments() default true;
+
+    /**
      * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
      * through {@code BeanManager.resolveInterceptors}.
      */
@@ -147,6 +167,11 @@ public @interface Idempotent {
         @Override
         public boolean failOpen() {
             return false;
+        }
+
+        @Override
+        public boolean fingerprintArguments() {
+            return true;
         }
     }
 }

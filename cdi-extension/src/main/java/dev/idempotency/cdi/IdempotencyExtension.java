@@ -2,6 +2,7 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -29,6 +30,8 @@ import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.InMemoryIdempotencyStore;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.KeyExtractor;
+import dev.idempotency.internal.MethodPlan;
 import dev.idempotency.internal.PolicyResolver;
 import dev.idempotency.internal.ResourceMethods;
 import dev.idempotency.spi.IdempotencyStore;
@@ -47,9 +50,11 @@ public class IdempotencyExtension implements Extension {
     private final Map<Method, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
     private final Set<Class<?>> interceptedClasses = ConcurrentHashMap.newKeySet();
     private final Set<String> otherStores = ConcurrentHashMap.newKeySet();
+    private final Map<Method, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
     private IdempotencyDefinitionException settingsError;
+    private final List<String> definitionErrors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     void readSettings(@Observes BeforeBeanDiscovery event) {
         ConfigLookup config = ConfigLookup.of(ConfigProvider.getConfig());
@@ -80,30 +85,51 @@ public class IdempotencyExtension implements Extension {
         }
         for (AnnotatedMethod<?> annotated : event.getAnnotatedBeanClass().getMethods()) {
             Method method = annotated.getJavaMember();
-            if (!isBusinessMethod(method) || PolicyResolver.annotationOf(beanClass, method).isEmpty()) {
-                continue;
-            }
-            if (!ResourceMethods.isResourceMethod(beanClass, method)) {
-                // On a class, the annotation covers its resource methods; on another method it
-                // would protect nothing, and silently doing nothing is the worst answer.
-                if (method.isAnnotationPresent(Idempotent.class)) {
-                    event.addDefinitionError(new IdempotencyDefinitionException(
-                            Messages.notAResourceMethod(beanClass.getName(), method.getName())));
+            if (isBusinessMethod(method)) {
+                try {
+                    definePolicy(beanClass, method);
+                } catch (IdempotencyDefinitionException e) {
+                    definitionErrors.add(e.getMessage());
                 }
-                continue;
-            }
-            try {
-                policies.putIfAbsent(method, resolver.resolve(beanClass, method));
-                interceptedClasses.add(beanClass);
-            } catch (IdempotencyDefinitionException e) {
-                event.addDefinitionError(e);
             }
         }
     }
 
-    void reportSettings(@Observes AfterBeanDiscovery event) {
+    /** Checks one method and keeps its policy (HTTP) or plan (non-HTTP), if it has one. */
+    private void definePolicy(Class<?> beanClass, Method method) {
+        boolean annotated = PolicyResolver.annotationOf(beanClass, method).isPresent();
+        boolean keyed = KeyExtractor.hasKeyParameters(method);
+        String where = "bean " + beanClass.getName() + ", method " + method.getName();
+        if (!annotated) {
+            if (keyed) {
+                throw new IdempotencyDefinitionException(Messages.keyWithoutIdempotent(where));
+            }
+            return;
+        }
+        if (ResourceMethods.isResourceMethod(beanClass, method)) {
+            policies.putIfAbsent(method, resolver.resolve(beanClass, method));
+            interceptedClasses.add(beanClass);
+        } else if (keyed) {
+            if (isAsynchronousEjb(beanClass, method)) {
+                throw new IdempotencyDefinitionException(Messages.asynchronousEjb(where));
+            }
+            plans.putIfAbsent(method, Optional.of(
+                    MethodPlan.of(beanClass, method, resolver.resolve(beanClass, method), settings.maxKeyLength())));
+        } else if (method.isAnnotationPresent(Idempotent.class)) {
+            // On a class, the annotation covers resource methods and keyed methods; on any other
+            // method it would protect nothing, and silently doing nothing is the worst answer.
+            throw new IdempotencyDefinitionException(Messages.noKeySource(beanClass.getName(), method.getName()));
+        }
+    }
+
+    void reportDefinitionErrors(@Observes AfterBeanDiscovery event) {
         if (settingsError != null) {
-            event.addDefinitionError(settingsError);
+            definitionErrors.add(0, settingsError.getMessage());
+        }
+        if (!definitionErrors.isEmpty()) {
+            // One error listing them all: containers stop at the first, and users should fix them in one go.
+            event.addDefinitionError(new IdempotencyDefinitionException(definitionErrors.size()
+                    + " invalid @Idempotent definition(s):\n" + String.join("\n", definitionErrors)));
         }
     }
 
@@ -140,6 +166,35 @@ public class IdempotencyExtension implements Extension {
      */
     public boolean isIntercepted(Class<?> resourceClass) {
         return interceptedClasses.contains(resourceClass);
+    }
+
+    /**
+     * The plan of a non-HTTP {@code @Idempotent} method: from deployment, or, for a component the
+     * container did not report as a bean (a message-driven bean), built at its first call and kept.
+     *
+     * @param method an intercepted method
+     * @return its plan, or {@code null} when the interceptor only proceeds (a resource method, or
+     *     another method of an annotated class)
+     * @throws IdempotencyDefinitionException on a bad definition found at the first call
+     */
+    public MethodPlan plan(Method method) {
+        Optional<MethodPlan> known = plans.get(method);
+        if (known == null) {
+            known = plans.computeIfAbsent(method, m -> {
+                Class<?> owner = m.getDeclaringClass();
+                boolean planned = PolicyResolver.annotationOf(owner, m).isPresent() && KeyExtractor.hasKeyParameters(m)
+                        && !ResourceMethods.isResourceMethod(owner, m);
+                return planned
+                        ? Optional.of(MethodPlan.of(owner, m, resolver.resolve(owner, m), settings.maxKeyLength()))
+                        : Optional.empty();
+            });
+        }
+        return known.orElse(null);
+    }
+
+    private static boolean isAsynchronousEjb(Class<?> beanClass, Method method) {
+        return method.isAnnotationPresent(jakarta.ejb.Asynchronous.class)
+                || beanClass.isAnnotationPresent(jakarta.ejb.Asynchronous.class);
     }
 
     private static boolean isBusinessMethod(Method method) {

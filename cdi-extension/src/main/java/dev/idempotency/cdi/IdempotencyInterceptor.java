@@ -10,6 +10,7 @@ import jakarta.interceptor.InvocationContext;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.internal.HttpClaim;
+import dev.idempotency.internal.MethodPlan;
 
 /**
  * The {@code @Idempotent} interceptor. Its priority comes from
@@ -17,9 +18,11 @@ import dev.idempotency.internal.HttpClaim;
  * {@code @Transactional}, so that a store joining the transaction records the effect with the
  * business rows.
  *
- * <p>On a JAX-RS resource method the filter has already claimed the request: the interceptor only
- * proceeds, and releases the claim when the method throws (or its {@code CompletionStage} fails),
- * so that a retry runs again even when a mapper turns the exception into a 4xx.
+ * <p>On a JAX-RS resource method the filter has already claimed the request (one claim per
+ * request): the interceptor only proceeds, and releases the claim when the method throws (or its
+ * {@code CompletionStage} fails), so that a retry runs again even when a mapper turns the
+ * exception into a 4xx. On a method with {@code @IdempotencyKey} parameters it does the claiming
+ * itself ({@link MethodInvocations}); on other methods of an annotated class it only proceeds.
  */
 @Idempotent
 @Interceptor
@@ -28,11 +31,21 @@ public class IdempotencyInterceptor {
     @Inject
     CurrentHttpClaim currentHttpClaim;
 
+    @Inject
+    IdempotencyExtension extension;
+
+    @Inject
+    MethodInvocations methodInvocations;
+
+    @Inject
+    IdempotencyRuntime runtime;
+
     @AroundInvoke
     Object aroundInvoke(InvocationContext context) throws Exception {
         HttpClaim claim = httpClaim(context);
         if (claim == null) {
-            return context.proceed();
+            MethodPlan plan = extension.plan(context.getMethod());
+            return plan == null ? context.proceed() : methodInvocations.invoke(context, plan);
         }
         Object result;
         try {
@@ -41,6 +54,13 @@ public class IdempotencyInterceptor {
             claim.release();
             throw e;
         }
+        // A rollback after this point (the commit fails) means nothing happened: release, whatever
+        // answer an exception mapper then makes of it.
+        runtime.transactions().whenTransactionEnds(committed -> {
+            if (!committed) {
+                claim.release();
+            }
+        });
         if (result instanceof CompletionStage<?> stage) {
             // Hand the container a stage that completes only after a failure released the claim:
             // dependants of the original stage run in no set order, and a retry must not see it held.

@@ -7,6 +7,7 @@ import jakarta.inject.Inject;
 
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -25,9 +26,16 @@ public class IdempotencyRuntime {
     @Inject
     CurrentHttpClaim currentHttpClaim;
 
+    private final TransactionGuard transactions = new TransactionGuard();
+
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /** @return the guard that ties claims to the caller's JTA transaction */
+    public TransactionGuard transactions() {
+        return transactions;
     }
 
     /** @return the library settings */

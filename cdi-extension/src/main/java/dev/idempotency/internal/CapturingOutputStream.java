@@ -14,16 +14,20 @@ public final class CapturingOutputStream extends OutputStream {
 
     private final OutputStream target;
     private final int cap;
+    private final Runnable beforeOverflow;
     private final ByteArrayOutputStream held = new ByteArrayOutputStream();
     private boolean overflowed;
 
     /**
      * @param target the real entity stream
      * @param cap the largest body to hold and store
+     * @param beforeOverflow runs once, before the first byte passes through uncaptured: the
+     *     outcome must be recorded then, since the client may have it (or part of it) from then on
      */
-    public CapturingOutputStream(OutputStream target, int cap) {
+    public CapturingOutputStream(OutputStream target, int cap, Runnable beforeOverflow) {
         this.target = target;
         this.cap = cap;
+        this.beforeOverflow = beforeOverflow;
     }
 
     @Override
@@ -35,6 +39,7 @@ public final class CapturingOutputStream extends OutputStream {
     public void write(byte[] b, int off, int len) throws IOException {
         if (!overflowed && held.size() + len > cap) {
             overflowed = true;
+            beforeOverflow.run();
             held.writeTo(target);
             held.reset();
         }

@@ -1,33 +1,17 @@
 package dev.idempotency.internal;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.StoredOutcome;
 
 /**
- * A claim acquired for one HTTP request, ended exactly once: completed with the outcome, or
- * released so that a retry runs again. Whoever ends it first (the response filter, the writer
- * interceptor, the CDI interceptor on an exception, the end of the request) wins; the others
- * find it closed. Store failures while ending it are logged, never thrown at the client, whose
- * response is already decided.
+ * A claim acquired for one HTTP request. Ended by the response filter, the writer interceptor,
+ * the CDI interceptor on an exception, or the end of the request, whichever comes first.
  */
-public final class HttpClaim {
+public final class HttpClaim extends OwnedClaim {
 
-    private static final Logger LOG = Logger.getLogger(HttpClaim.class.getName());
-
-    private enum State { OPEN, COMPLETED, RELEASED }
-
-    private final IdempotencyStore store;
-    private final IdempotencyPolicy policy;
     private final Method resourceMethod;
     private final boolean asyncEndpoint;
-    private final String key;
-    private final String owner;
-    private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile int status;
     private volatile boolean entered;
 
@@ -41,17 +25,9 @@ public final class HttpClaim {
      */
     public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
             String key, String owner) {
-        this.store = store;
-        this.policy = policy;
+        super(store, policy, key, owner);
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;
-        this.key = key;
-        this.owner = owner;
-    }
-
-    /** @return the endpoint's policy */
-    public IdempotencyPolicy policy() {
-        return policy;
     }
 
     /** @return the resource method that runs under this claim */
@@ -62,11 +38,6 @@ public final class HttpClaim {
     /** @return whether the endpoint answers asynchronously (the request outlives the method call) */
     public boolean asyncEndpoint() {
         return asyncEndpoint;
-    }
-
-    /** @return whether the claim is neither completed nor released yet */
-    public boolean isOpen() {
-        return state.get() == State.OPEN;
     }
 
     /** Notes that the resource method was entered (its parameters were read and it began). */
@@ -87,45 +58,5 @@ public final class HttpClaim {
     /** @param status the response status, noted until the body has been written */
     public void status(int status) {
         this.status = status;
-    }
-
-    /** @return the scoped key, shortened for logs */
-    public String keyForLog() {
-        return ScopedKey.forLog(key);
-    }
-
-    /**
-     * Stores the outcome, if the claim is still open.
-     *
-     * @param outcome what retries get
-     */
-    public void complete(StoredOutcome outcome) {
-        if (!state.compareAndSet(State.OPEN, State.COMPLETED)) {
-            return;
-        }
-        try {
-            if (!store.complete(key, owner, outcome, policy.ttl())) {
-                LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
-        }
-    }
-
-    /**
-     * Releases the claim, if still open, so that a retry runs again.
-     *
-     * @return whether this call released it
-     */
-    public boolean release() {
-        if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
-            return false;
-        }
-        try {
-            store.release(key, owner);
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), keyForLog()), e);
-        }
-        return true;
     }
 }

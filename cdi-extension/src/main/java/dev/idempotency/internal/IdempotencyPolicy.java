@@ -15,7 +15,8 @@ import dev.idempotency.IdempotencyScope;
  * @param scope who shares the key space
  * @param pinServerErrors whether 5xx answers are stored
  * @param failOpen whether to run unprotected when the store fails
+ * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
-        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen) {
+        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments) {
 }

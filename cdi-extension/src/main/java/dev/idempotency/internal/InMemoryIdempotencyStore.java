@@ -36,6 +36,8 @@ import dev.idempotency.spi.StoredOutcome;
 public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private static final long SWEEP_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+    /** When full, sweep sooner, but not on every refused claim: a full store under load must stay cheap. */
+    private static final long FULL_SWEEP_INTERVAL_NANOS = Duration.ofMillis(100).toNanos();
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
@@ -85,8 +87,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         long now = nanoClock.getAsLong();
         sweep(now, false);
         ClaimResult result = tryClaim(key, fingerprint, lease, now);
-        if (result == null && sweep(now, true)) {
-            result = tryClaim(key, fingerprint, lease, now);
+        if (result == null) {
+            sweep(now, true);
+            result = tryClaim(key, fingerprint, lease, now); // another thread's sweep may have made room
         }
         if (result == null) {
             throw new IdempotencyStoreException(Messages.inMemoryStoreFull(maxEntries));
@@ -102,11 +105,8 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                 result[0] = new ClaimResult.Existing(current.toRecord(k));
                 return current;
             }
-            if (current == null && live.get() >= maxEntries) {
-                return null; // result stays null: full
-            }
-            if (current == null) {
-                live.incrementAndGet();
+            if (current == null && live.getAndUpdate(n -> n < maxEntries ? n + 1 : n) >= maxEntries) {
+                return null; // result stays null: full (the slot is reserved atomically otherwise)
             }
             String owner = UUID.randomUUID().toString();
             result[0] = new ClaimResult.Acquired(owner, current != null && current.state == RecordState.IN_PROGRESS);
@@ -150,22 +150,21 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         return entry == null || entry.expiredAt(nanoClock.getAsLong()) ? Optional.empty() : Optional.of(entry.toRecord(key));
     }
 
-    /** Removes expired records, at most once a second unless forced (the store is full); true if it ran. */
-    private boolean sweep(long now, boolean force) {
+    /** Removes expired records, at most once a second, or every 100 ms while the store is full. */
+    private void sweep(long now, boolean full) {
         long last = lastSweep.get();
-        if ((!force && now - last < SWEEP_INTERVAL_NANOS) || !sweepLock.tryLock()) {
-            return false;
+        if (now - last < (full ? FULL_SWEEP_INTERVAL_NANOS : SWEEP_INTERVAL_NANOS) || !sweepLock.tryLock()) {
+            return;
         }
         try {
             if (!lastSweep.compareAndSet(last, now)) {
-                return false;
+                return;
             }
             entries.forEach((key, entry) -> {
                 if (entry.expiredAt(now) && entries.remove(key, entry)) {
                     live.decrementAndGet();
                 }
             });
-            return true;
         } finally {
             sweepLock.unlock();
         }

@@ -50,10 +50,33 @@ public final class Messages {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }
 
-    public static String notAResourceMethod(String bean, String method) {
-        return "IDEMP0109: bean " + bean + ", method " + method + ": @Idempotent is only supported on JAX-RS resource"
-                + " methods (annotated @GET, @POST, @PUT, @PATCH, @DELETE or another HTTP method designator) in this"
-                + " version; a CDI or EJB method would not be protected, so remove the annotation or make it a resource method";
+    public static String noKeySource(String bean, String method) {
+        return "IDEMP0109: bean " + bean + ", method " + method + ": @Idempotent has no key source; allowed: a JAX-RS"
+                + " resource method (the key comes from the Idempotency-Key header) or a method with @IdempotencyKey on"
+                + " one or more parameters";
+    }
+
+    public static String unknownKeyProperty(String where, int index, String path, String step, String type) {
+        return "IDEMP0110: " + where + ": @IdempotencyKey(\"" + path + "\") on parameter " + index + ": '" + step
+                + "' is not a property of " + type + "; allowed: a getter (getX/isX), a record component or a public field,"
+                + " dot-separated for nested properties";
+    }
+
+    public static String keyWithoutIdempotent(String where) {
+        return "IDEMP0111: " + where + ": @IdempotencyKey is on a parameter of a method without @Idempotent (on the method"
+                + " or its class); add @Idempotent or remove @IdempotencyKey";
+    }
+
+    public static String unsupportedReturnType(String where, String type, String why) {
+        return "IDEMP0112: " + where + ": the return type " + type + " cannot be stored and replayed (" + why
+                + "); allowed: void, a class or record JSON-B can write and read back, a List/Set/Map/Collection or"
+                + " Optional of such, or a CompletionStage/CompletableFuture of any of these";
+    }
+
+    public static String asynchronousEjb(String where) {
+        return "IDEMP0113: " + where + ": @Idempotent is not supported on EJB @Asynchronous methods (the container completes"
+                + " their Future on its own thread, after the interceptor returned); return a CompletionStage from a CDI bean"
+                + " instead, or call a synchronous @Idempotent method from the asynchronous one";
     }
 
     // --- 02xx: store selection ----------------------------------------------------------
@@ -79,6 +102,44 @@ public final class Messages {
     public static String claimReleasedAtRequestEnd(String endpoint, String keyHash) {
         return "IDEMP0302: " + endpoint + ": request for key hash " + keyHash
                 + " ended without a response the library could record (unmapped exception?); the claim was released";
+    }
+
+    public static String invalidKeyPart(String where, String part, String problem) {
+        return "IDEMP0303: " + where + ": the idempotency key from " + part + " " + problem
+                + "; keys are 1 to idempotency.max-key-length characters of printable US-ASCII";
+    }
+
+    public static String keyUnreadable(String where, String part) {
+        return "IDEMP0304: " + where + ": the idempotency key could not be read from " + part;
+    }
+
+    public static String invocationInProgress(String where, String keyHash) {
+        return "IDEMP0305: " + where + ": an invocation with the same idempotency key (hash " + keyHash
+                + ") is still running; retry later";
+    }
+
+    public static String invocationKeyReused(String where, String keyHash) {
+        return "IDEMP0306: " + where + ": the idempotency key (hash " + keyHash
+                + ") was used before with other arguments; use a new key for a new operation";
+    }
+
+    public static String argumentsNotFingerprintable(String where, int index) {
+        return "IDEMP0307: " + where + ": argument " + index + " cannot be written as JSON-B to fingerprint the call;"
+                + " nothing was executed. Make it JSON-B serializable, or set fingerprintArguments=false";
+    }
+
+    public static String resultNotStorable(String where, String keyHash) {
+        return "IDEMP0308: " + where + ": the result for key hash " + keyHash + " could not be written as JSON-B; the call"
+                + " completed but duplicates get IdempotencyException instead of a replayed value";
+    }
+
+    public static String resultNotStored(String where, String keyHash) {
+        return "IDEMP0309: " + where + ": the call with this key (hash " + keyHash + ") completed, but its result could not"
+                + " be stored; it is not executed again";
+    }
+
+    public static String storeFailedOnInvocation(String where) {
+        return "IDEMP0406: " + where + ": the idempotency store failed on claim; the method was not executed (fail closed)";
     }
 
     // --- 04xx: store failures and ownership ---------------------------------------------

@@ -65,7 +65,9 @@ public final class PolicyResolver {
                 bool(members.where, members.value("required", String.valueOf(annotation.required()))),
                 scope(members.where, members.value("scope", annotation.scope().name())),
                 bool(members.where, members.value("pinServerErrors", String.valueOf(annotation.pinServerErrors()))),
-                bool(members.where, members.value("failOpen", String.valueOf(annotation.failOpen()))));
+                bool(members.where, members.value("failOpen", String.valueOf(annotation.failOpen()))),
+                bool(members.where, members.value("fingerprintArguments",
+                        String.valueOf(annotation.fingerprintArguments()))));
     }
 
     /** A value and where it came from, for messages. */

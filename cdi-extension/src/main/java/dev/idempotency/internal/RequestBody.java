@@ -42,7 +42,9 @@ public final class RequestBody {
         if (in == null) {
             return new RequestBody(new byte[0], 0);
         }
-        byte[] buffer = new byte[(int) Math.min(Math.max(declaredLength, 8192), (long) limit + 1)];
+        // Never trust a declared length for the first allocation; declared + 1 reads EOF without a copy.
+        long first = declaredLength >= 0 ? declaredLength + 1 : 8192;
+        byte[] buffer = new byte[(int) Math.min(Math.min(first, 64 * 1024), (long) limit + 1)];
         int length = 0;
         while (true) {
             if (length == buffer.length) {

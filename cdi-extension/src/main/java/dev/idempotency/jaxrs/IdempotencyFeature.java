@@ -16,6 +16,7 @@ import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.WriterInterceptor;
 
 import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.PolicyResolver;
 
 /**
@@ -52,7 +53,16 @@ public class IdempotencyFeature implements DynamicFeature {
     }
 
     private static boolean isAsync(Method method) {
-        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+        Class<?> returned = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returned)) {
+            if (returned != CompletionStage.class && returned != java.util.concurrent.CompletableFuture.class) {
+                // The interceptor hands back a stage that completes after a failure released the
+                // key; it must fit the declared type.
+                throw new dev.idempotency.IdempotencyDefinitionException(Messages.unsupportedReturnType(
+                        "bean " + method.getDeclaringClass().getName() + ", method " + method.getName(),
+                        method.getGenericReturnType().getTypeName(),
+                        "only CompletionStage and CompletableFuture stages can be completed later"));
+            }
             return true;
         }
         for (Parameter parameter : method.getParameters()) {

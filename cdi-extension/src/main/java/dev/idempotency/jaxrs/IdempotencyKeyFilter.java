@@ -76,6 +76,11 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
                     "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body."));
             return;
+        } catch (IOException e) {
+            // Nothing is claimed yet: a truncated or broken body is the client's error, not a 500.
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNREADABLE_BODY,
+                    "The request body could not be read completely; nothing was executed."));
+            return;
         }
         request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
 

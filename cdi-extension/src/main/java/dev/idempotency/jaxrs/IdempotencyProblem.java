@@ -12,6 +12,8 @@ public enum IdempotencyProblem {
     MISSING_KEY(400, "Bad Request", "missing-key", "Idempotency-Key header required"),
     /** 400: the key is empty, too long, not printable US-ASCII, malformed, or sent twice. */
     INVALID_KEY(400, "Bad Request", "invalid-key", "Invalid Idempotency-Key"),
+    /** 400: the request body could not be read completely (truncated, broken chunking); nothing was run. */
+    UNREADABLE_BODY(400, "Bad Request", "unreadable-body", "Request body could not be read"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */
     REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */
@@ -20,6 +22,9 @@ public enum IdempotencyProblem {
     REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request body too large for an idempotent request"),
     /** 422: the key was used before with another request (body, method, path or query). */
     KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency-Key reused with a different request"),
+    /** 500: an operation with this key completed, but its outcome could not be stored; it is not run again. */
+    OUTCOME_UNAVAILABLE(500, "Internal Server Error", "outcome-unavailable",
+            "The outcome for this idempotency key is unavailable"),
     /** 503: the idempotency store cannot be reached; nothing was run (fail closed). */
     STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable");
 

@@ -43,12 +43,19 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
             return;
         }
         int status = response.getStatus();
-        if (knowsWhetherMethodRan && !claim.entered()) {
-            // Answered before the method ran (unreadable body, 415, a later filter aborted):
-            // nothing happened, so the client may fix the request and retry with the same key.
+        if (knowsWhetherMethodRan && !claim.entered() && status >= 400) {
+            // Answered with an error before the method ran (unreadable body, 415, a later filter
+            // aborted): nothing happened, so the client may fix the request and retry with the same
+            // key. Only errors: an instance CDI did not create (Application.getSingletons()) runs
+            // unseen by the interceptor, and its success must still be recorded.
             claim.release();
         } else if (status >= 500 && !claim.policy().pinServerErrors()) {
-            claim.release();
+            if (!claim.asyncEndpoint()) {
+                claim.release();
+            }
+            // An async endpoint's 5xx may be the container's timeout while the work still runs:
+            // the claim stays in progress until its lease ends (a failure the interceptor saw has
+            // released it already).
         } else if (response.hasEntity()) {
             claim.status(status);
         } else {
@@ -64,22 +71,24 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
             return;
         }
         OutputStream original = context.getOutputStream();
-        CapturingOutputStream capture = new CapturingOutputStream(original, maxStoredBodySize);
+        CapturingOutputStream capture = new CapturingOutputStream(original, maxStoredBodySize, () -> {
+            // Recorded before any byte leaves: a retry must never run a method whose answer was sent.
+            LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
+            claim.complete(StoredOutcome.withoutBody(claim.status(),
+                    replayableHeaders.select(context.getHeaders(), context.getMediaType())));
+        });
         context.setOutputStream(capture);
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
-            claim.release();
+            claim.release(); // a no-op once an overflowing body was recorded
             throw e;
         } finally {
             context.setOutputStream(original);
         }
-        var headers = replayableHeaders.select(context.getHeaders(), context.getMediaType());
-        if (capture.overflowed()) {
-            LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
-            claim.complete(StoredOutcome.withoutBody(claim.status(), headers));
-        } else {
-            claim.complete(StoredOutcome.of(claim.status(), headers, capture.heldBytes()));
+        if (!capture.overflowed()) {
+            claim.complete(StoredOutcome.of(claim.status(),
+                    replayableHeaders.select(context.getHeaders(), context.getMediaType()), capture.heldBytes()));
             capture.release();
         }
     }

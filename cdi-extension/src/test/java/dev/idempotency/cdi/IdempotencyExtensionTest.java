@@ -109,7 +109,7 @@ class IdempotencyExtensionTest {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
                 .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
-                        InMemoryIdempotencyStore.class)
+                        InMemoryIdempotencyStore.class, MethodInvocations.class)
                 .addBeanClasses(beans);
     }
 
@@ -129,10 +129,10 @@ class IdempotencyExtensionTest {
     }
 
     @Test
-    void anIdempotentMethodThatIsNotAResourceMethodFailsTheDeployment() {
+    void anIdempotentMethodWithoutKeySourceFailsTheDeployment() {
         assertThatThrownBy(() -> weld(MessageConsumer.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0109: bean " + MessageConsumer.class.getName()
-                        + ", method onMessage: @Idempotent is only supported on JAX-RS resource methods");
+                        + ", method onMessage: @Idempotent has no key source; allowed: a JAX-RS resource method");
     }
 
     @Test

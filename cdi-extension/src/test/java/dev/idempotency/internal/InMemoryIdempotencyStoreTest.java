@@ -68,4 +68,33 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContractTest {
 
         assertThat(small.claim("k2", "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
     }
+
+    @Test
+    void theCapacityHoldsUnderConcurrentClaimsOfDistinctKeys() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            InMemoryIdempotencyStore tiny = new InMemoryIdempotencyStore(1, clock::get);
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicInteger acquired = new java.util.concurrent.atomic.AtomicInteger();
+            Thread[] threads = new Thread[8];
+            for (int t = 0; t < threads.length; t++) {
+                String key = "k" + t;
+                threads[t] = new Thread(() -> {
+                    try {
+                        start.await();
+                        tiny.claim(key, "fp", LONG);
+                        acquired.incrementAndGet();
+                    } catch (IdempotencyStoreException | InterruptedException e) {
+                        // full
+                    }
+                });
+                threads[t].start();
+            }
+            start.countDown();
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(acquired.get()).as("round " + round).isEqualTo(1);
+            assertThat(tiny.size()).isEqualTo(1);
+        }
+    }
 }

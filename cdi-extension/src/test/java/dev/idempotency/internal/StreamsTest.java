@@ -36,6 +36,21 @@ class StreamsTest {
     }
 
     @Test
+    void aDeclaredLengthIsNotAllocatedBeforeTheBytesArrive() throws Exception {
+        RequestBody read = RequestBody.read(new ByteArrayInputStream(new byte[10]), 16 * 1024 * 1024, 16 * 1024 * 1024);
+
+        assertThat(read.length()).isEqualTo(10);
+        assertThat(read.bytes().length).as("capped first allocation").isLessThanOrEqualTo(64 * 1024);
+    }
+
+    @Test
+    void anExactContentLengthIsReadWithoutGrowing() throws Exception {
+        RequestBody read = RequestBody.read(new ByteArrayInputStream(new byte[20_000]), 20_000, 1_000_000);
+
+        assertThat(read.bytes().length).isEqualTo(20_001);
+    }
+
+    @Test
     void anEmptyOrMissingBodyIsEmpty() throws Exception {
         assertThat(RequestBody.read(null, -1, 10).length()).isZero();
         assertThat(RequestBody.read(InputStream.nullInputStream(), 0, 0).length()).isZero();
@@ -44,7 +59,9 @@ class StreamsTest {
     @Test
     void aSmallBodyIsHeldBackUntilReleased() throws Exception {
         ByteArrayOutputStream client = new ByteArrayOutputStream();
-        CapturingOutputStream capture = new CapturingOutputStream(client, 100);
+        CapturingOutputStream capture = new CapturingOutputStream(client, 100, () -> {
+            throw new AssertionError("no overflow");
+        });
 
         capture.write("{\"id\":".getBytes(StandardCharsets.UTF_8));
         capture.write('7');
@@ -61,10 +78,13 @@ class StreamsTest {
     @Test
     void aBodyOverTheCapStreamsThroughWhole() throws Exception {
         ByteArrayOutputStream client = new ByteArrayOutputStream();
-        CapturingOutputStream capture = new CapturingOutputStream(client, 10);
+        int[] clientBytesWhenRecorded = {-1};
+        CapturingOutputStream capture = new CapturingOutputStream(client, 10, () -> clientBytesWhenRecorded[0] = client.size());
 
         capture.write("0123456789".getBytes(StandardCharsets.UTF_8));
+        assertThat(clientBytesWhenRecorded[0]).as("not yet").isEqualTo(-1);
         capture.write("abc".getBytes(StandardCharsets.UTF_8));
+        assertThat(clientBytesWhenRecorded[0]).as("recorded before the first byte left").isZero();
         capture.write("def".getBytes(StandardCharsets.UTF_8));
 
         assertThat(capture.overflowed()).isTrue();

@@ -15,24 +15,61 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.it.broken.BrokenConsumers;
+import dev.idempotency.it.consumers.OrderMessage;
 import dev.idempotency.it.support.Deployments;
 
 /**
- * A bad configuration value fails the deployment, with a coded message that names the bean, the
- * method, the config key, the value and what is allowed. Runs Payara Micro as its own process
+ * A bad configuration value or definition fails the deployment, with a coded message that names
+ * the bean, the method, the config key, the value and what is allowed. Runs Payara Micro as its own process
  * (loopback only) and reads its log; the process is always stopped, by its PID.
  */
 class DeploymentFailureIT {
 
     @Test
     void aTtlShorterThanTheLeaseFailsTheDeploymentWithACodedMessage() throws Exception {
+        WebArchive war = Deployments.sampleApp("bad-config",
+                "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl=PT30S\n");
+
+        String log = deployAndReadLog(war, "bad-config");
+
+        assertThat(log).contains("IDEMP0103: bean dev.idempotency.sample.PaymentResource, method create: "
+                + "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl='PT30S' is shorter than "
+                + "@Idempotent(lease)='PT60S'");
+    }
+
+    @Test
+    void everyBadNonHttpDefinitionIsReportedAndFailsTheDeployment() throws Exception {
+        WebArchive war = Deployments.sampleApp("bad-consumers", "")
+                .addClasses(OrderMessage.class, BrokenConsumers.class, BrokenConsumers.NoKeySource.class,
+                        BrokenConsumers.BadPath.class, BrokenConsumers.KeyWithoutIdempotent.class,
+                        BrokenConsumers.StreamResult.class);
+
+        String log = deployAndReadLog(war, "bad-consumers");
+
+        String broken = BrokenConsumers.class.getName() + "$";
+        assertThat(log)
+                .contains("IDEMP0109: bean " + broken + "NoKeySource, method onMessage: @Idempotent has no key source")
+                .contains("IDEMP0110: bean " + broken + "BadPath, method onMessage: @IdempotencyKey(\"orderNumber\") on "
+                        + "parameter 0: 'orderNumber' is not a property of " + OrderMessage.class.getName())
+                .contains("IDEMP0111: bean " + broken + "KeyWithoutIdempotent, method onMessage: @IdempotencyKey is on a "
+                        + "parameter of a method without @Idempotent")
+                .contains("IDEMP0112: bean " + broken + "StreamResult, method onMessage: the return type "
+                        + "java.util.stream.Stream<java.lang.String> cannot be stored and replayed");
+    }
+
+    /**
+     * Deploys the archive on a Payara Micro of its own and returns its log, once it is up; asserts
+     * that the application was not deployed. The process is always stopped.
+     */
+    private static String deployAndReadLog(WebArchive archive, String name) throws Exception {
         Path work = Files.createDirectories(Path.of("target", "deployment-failure"));
-        File war = work.resolve("bad-config.war").toFile();
-        Deployments.sampleApp("bad-config", "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl=PT30S\n")
-                .as(ZipExporter.class).exportTo(war, true);
-        Path log = work.resolve("payara.log");
+        File war = work.resolve(name + ".war").toFile();
+        archive.as(ZipExporter.class).exportTo(war, true);
+        Path log = work.resolve(name + ".log");
         int port = freePort();
 
         Process payara = new ProcessBuilder("java", "-Dhazelcast.socket.bind.any=false",
@@ -44,15 +81,12 @@ class DeploymentFailureIT {
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             String output = awaitLog(log, payara, Duration.ofSeconds(150));
-
-            assertThat(output).contains("IDEMP0103: bean dev.idempotency.sample.PaymentResource, method create: "
-                    + "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl='PT30S' is shorter than "
-                    + "@Idempotent(lease)='PT60S'");
             HttpResponse<String> answer = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/bad-config/api/payments/executions"))
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/" + name + "/api/payments/executions"))
                             .timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(answer.statusCode()).as("the application is not deployed").isEqualTo(404);
+            return output;
         } finally {
             payara.destroy();
             if (!payara.waitFor(20, TimeUnit.SECONDS)) {

@@ -1,0 +1,171 @@
+package dev.idempotency.cdi;
+
+import java.security.Principal;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.interceptor.InvocationContext;
+
+import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.MethodPlan;
+import dev.idempotency.internal.OwnedClaim;
+import dev.idempotency.internal.ResultCodec;
+import dev.idempotency.internal.ResultShape;
+import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * Runs a non-HTTP {@code @Idempotent} invocation: claim the key from its {@code @IdempotencyKey}
+ * parameters, proceed once, store the result as JSON-B; answer duplicates with the stored value,
+ * {@link IdempotencyConflictException} or {@link IdempotencyKeyReuseException}.
+ */
+@ApplicationScoped
+public class MethodInvocations {
+
+    private static final Logger LOG = Logger.getLogger(MethodInvocations.class.getName());
+    private static final Map<String, List<String>> JSON = Map.of("Content-Type", List.of("application/json"));
+
+    @Inject
+    IdempotencyRuntime runtime;
+
+    @Inject
+    Instance<Principal> principal;
+
+    private final ResultCodec codec = new ResultCodec();
+
+    @PreDestroy
+    void close() {
+        codec.close(); // lifecycle callbacks must not throw checked exceptions (Payara refuses the deployment)
+    }
+
+    /**
+     * @param context the intercepted invocation
+     * @param plan the method's plan
+     * @return the method's result, or the stored one for a duplicate
+     * @throws Exception whatever the method throws, unchanged
+     */
+    public Object invoke(InvocationContext context, MethodPlan plan) throws Exception {
+        Object[] arguments = context.getParameters();
+        String rawKey = plan.keys().extract(arguments);
+        String fingerprint = plan.fingerprint(codec, arguments);
+        String key = ScopedKey.of(plan.policy().scope(), plan.policy().endpoint(), caller(), rawKey);
+        ClaimResult claim;
+        try {
+            claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
+        } catch (RuntimeException e) {
+            if (plan.policy().failOpen()) {
+                LOG.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
+                return context.proceed();
+            }
+            throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
+        }
+        if (claim instanceof ClaimResult.Existing existing) {
+            return duplicate(plan, existing.record(), fingerprint);
+        }
+        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, ((ClaimResult.Acquired) claim).owner());
+        Object result;
+        try {
+            result = context.proceed();
+        } catch (Exception | Error e) {
+            owned.release();
+            throw e;
+        }
+        return switch (plan.result().kind()) {
+            case VOID -> {
+                completeOnCommit(owned, StoredOutcome.of(204, Map.of(), new byte[0]));
+                yield result;
+            }
+            case VALUE -> {
+                completeOnCommit(owned, outcome(owned, plan, result));
+                yield result;
+            }
+            case STAGE -> completeLater(owned, plan, (CompletionStage<?>) result);
+        };
+    }
+
+    /** Completes now, or, inside a JTA transaction, once it committed (released if it rolls back). */
+    private void completeOnCommit(OwnedClaim owned, StoredOutcome outcome) {
+        boolean deferred = runtime.transactions().whenTransactionEnds(committed -> {
+            if (committed) {
+                owned.complete(outcome);
+            } else {
+                owned.release();
+            }
+        });
+        if (!deferred) {
+            owned.complete(outcome);
+        }
+    }
+
+    private Object completeLater(OwnedClaim owned, MethodPlan plan, CompletionStage<?> stage) {
+        if (stage == null) {
+            owned.complete(outcome(owned, plan, null));
+            return null;
+        }
+        // The caller gets a stage that completes only after the outcome is stored or released.
+        return stage.whenComplete((value, failure) -> {
+            if (failure != null) {
+                owned.release();
+            } else {
+                owned.complete(outcome(owned, plan, value));
+            }
+        });
+    }
+
+    private StoredOutcome outcome(OwnedClaim owned, MethodPlan plan, Object value) {
+        try {
+            return StoredOutcome.of(200, JSON, codec.write(value, plan.result().valueType()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.resultNotStorable(plan.where(), owned.keyForLog()), e);
+            return StoredOutcome.withoutBody(200, JSON);
+        }
+    }
+
+    private Object duplicate(MethodPlan plan, IdempotencyRecord record, String fingerprint) {
+        String keyHash = ScopedKey.forLog(record.key());
+        IdempotencyException refusal = null;
+        if (!record.fingerprint().equals(fingerprint)) {
+            refusal = new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
+        } else if (record.state() == RecordState.IN_PROGRESS) {
+            refusal = new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
+        } else if (!record.outcome().bodyStored()) {
+            refusal = new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));
+        }
+        ResultShape result = plan.result();
+        if (refusal != null) {
+            if (result.kind() == ResultShape.Kind.STAGE) {
+                return CompletableFuture.failedFuture(refusal);
+            }
+            throw refusal;
+        }
+        return switch (result.kind()) {
+            case VOID -> null;
+            case VALUE -> codec.read(record.outcome().body(), result.valueType());
+            case STAGE -> CompletableFuture.completedFuture(result.valueType() == Void.class ? null
+                    : codec.read(record.outcome().body(), result.valueType()));
+        };
+    }
+
+    private Principal caller() {
+        try {
+            return principal.isResolvable() ? principal.get() : null;
+        } catch (RuntimeException e) {
+            return null; // no security context on this thread (a timer, a message): anonymous
+        }
+    }
+}

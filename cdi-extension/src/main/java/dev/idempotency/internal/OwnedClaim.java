@@ -1,0 +1,89 @@
+package dev.idempotency.internal;
+
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * An acquired claim, ended exactly once: completed with the outcome, or released so that a retry
+ * runs again. Whoever ends it first wins; the others find it closed. Store failures while ending
+ * it are logged, never thrown at the caller, whose answer is already decided.
+ */
+public class OwnedClaim {
+
+    private static final Logger LOG = Logger.getLogger(OwnedClaim.class.getName());
+
+    private enum State { OPEN, COMPLETED, RELEASED }
+
+    private final IdempotencyStore store;
+    private final IdempotencyPolicy policy;
+    private final String key;
+    private final String owner;
+    private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
+
+    /**
+     * @param store where the claim lives
+     * @param policy the method's policy
+     * @param key the scoped key
+     * @param owner the owner token
+     */
+    public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
+        this.store = store;
+        this.policy = policy;
+        this.key = key;
+        this.owner = owner;
+    }
+
+    /** @return the method's policy */
+    public IdempotencyPolicy policy() {
+        return policy;
+    }
+
+    /** @return whether the claim is neither completed nor released yet */
+    public boolean isOpen() {
+        return state.get() == State.OPEN;
+    }
+
+    /** @return the scoped key, shortened for logs */
+    public String keyForLog() {
+        return ScopedKey.forLog(key);
+    }
+
+    /**
+     * Stores the outcome, if the claim is still open.
+     *
+     * @param outcome what retries get
+     */
+    public void complete(StoredOutcome outcome) {
+        if (!state.compareAndSet(State.OPEN, State.COMPLETED)) {
+            return;
+        }
+        try {
+            if (!store.complete(key, owner, outcome, policy.ttl())) {
+                LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
+        }
+    }
+
+    /**
+     * Releases the claim, if still open, so that a retry runs again.
+     *
+     * @return whether this call released it
+     */
+    public boolean release() {
+        if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
+            return false;
+        }
+        try {
+            store.release(key, owner);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), keyForLog()), e);
+        }
+        return true;
+    }
+}

@@ -1,0 +1,61 @@
+package dev.idempotency.internal;
+
+import java.util.function.Consumer;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+/**
+ * Ties a claim to the JTA transaction the intercepted method ran in, when there is one: the
+ * outcome may only count once the transaction committed. If it rolls back (a commit failure
+ * thrown after the interceptor returned, a {@code setRollbackOnly}), nothing happened, and the
+ * claim must be released, not completed.
+ */
+public final class TransactionGuard {
+
+    private static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
+
+    private volatile TransactionSynchronizationRegistry registry;
+    private volatile boolean absent;
+
+    /**
+     * @param onEnd called after the transaction ended, with {@code true} if it committed
+     * @return {@code true} if a transaction is active and {@code onEnd} will be called when it
+     *     ends; {@code false} if there is none (then the caller ends the claim itself)
+     */
+    public boolean whenTransactionEnds(Consumer<Boolean> onEnd) {
+        TransactionSynchronizationRegistry transactions = registry();
+        if (transactions == null || transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+            return false;
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                onEnd.accept(status == Status.STATUS_COMMITTED);
+            }
+        });
+        return true;
+    }
+
+    private TransactionSynchronizationRegistry registry() {
+        TransactionSynchronizationRegistry found = registry;
+        if (found != null || absent) {
+            return found;
+        }
+        try {
+            found = (TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY);
+            registry = found;
+        } catch (NamingException | RuntimeException | NoClassDefFoundError e) {
+            absent = true; // no JTA here (Weld SE, a servlet container): claims end with the method
+        }
+        return found;
+    }
+}

@@ -1,0 +1,271 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.Idempotent;
+import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.internal.InMemoryIdempotencyStore;
+
+/** Non-HTTP {@code @Idempotent} methods on a real CDI container with the in-memory store. */
+class MethodInvocationsTest {
+
+    public record Line(String sku, int quantity) {
+    }
+
+    public record Receipt(String orderNo, int sequence, List<Line> lines) {
+    }
+
+    public record OrderMessage(String orderNo, List<Line> lines) {
+    }
+
+    @ApplicationScoped
+    public static class Consumer {
+        final AtomicInteger executions = new AtomicInteger();
+        volatile CountDownLatch gate;
+
+        public int executions() {
+            return executions.get();
+        }
+
+        public void gate(CountDownLatch latch) {
+            gate = latch;
+        }
+
+        @Idempotent
+        public Receipt onOrder(@IdempotencyKey("orderNo") OrderMessage message) throws InterruptedException {
+            int sequence = executions.incrementAndGet();
+            CountDownLatch wait = gate;
+            if (wait != null) {
+                wait.await(10, TimeUnit.SECONDS);
+            }
+            return new Receipt(message.orderNo(), sequence, message.lines());
+        }
+
+        @Idempotent
+        public List<Receipt> batch(@IdempotencyKey String batchId) {
+            executions.incrementAndGet();
+            return List.of(new Receipt(batchId, 1, List.of()), new Receipt(batchId, 2, List.of(new Line("a", 1))));
+        }
+
+        @Idempotent
+        public Optional<Receipt> maybe(@IdempotencyKey String id, boolean present) {
+            executions.incrementAndGet();
+            return present ? Optional.of(new Receipt(id, 1, List.of())) : Optional.empty();
+        }
+
+        @Idempotent
+        public void notify(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public String failing(@IdempotencyKey String id) throws IOException {
+            executions.incrementAndGet();
+            throw new IOException("checked failure " + executions.get());
+        }
+
+        @Idempotent(fingerprintArguments = false)
+        public int counted(@IdempotencyKey String id, int attempt) {
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public CompletionStage<Receipt> async(@IdempotencyKey String id, boolean fail) {
+            executions.incrementAndGet();
+            return CompletableFuture.supplyAsync(() -> {
+                if (fail) {
+                    throw new IllegalStateException("async failure");
+                }
+                return new Receipt(id, executions.get(), List.of());
+            });
+        }
+
+        @Idempotent
+        public String transfer(@IdempotencyKey("orderNo") OrderMessage from, @IdempotencyKey String requestId) {
+            return "moved " + executions.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class StreamingConsumer {
+        @Idempotent
+        public Stream<String> stream(@IdempotencyKey String id) {
+            return Stream.empty();
+        }
+    }
+
+    @ApplicationScoped
+    public static class KeyWithoutIdempotent {
+        public void handle(@IdempotencyKey String id) {
+        }
+    }
+
+    @ApplicationScoped
+    public static class AsyncEjb {
+        @Idempotent
+        @jakarta.ejb.Asynchronous
+        public CompletableFuture<String> handle(@IdempotencyKey String id) {
+            return CompletableFuture.completedFuture(id);
+        }
+    }
+
+    private WeldContainer container;
+    private Consumer consumer;
+
+    private static Weld weld(Class<?>... beans) {
+        return new Weld().disableDiscovery()
+                .addExtension(new IdempotencyExtension())
+                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
+                        InMemoryIdempotencyStore.class, MethodInvocations.class)
+                .addBeanClasses(beans);
+    }
+
+    @BeforeEach
+    void start() {
+        container = weld(Consumer.class).initialize();
+        consumer = container.select(Consumer.class).get();
+    }
+
+    @AfterEach
+    void stop() {
+        container.close();
+    }
+
+    private static OrderMessage order(String orderNo) {
+        return new OrderMessage(orderNo, List.of(new Line("sku-1", 2)));
+    }
+
+    @Test
+    void aDuplicateGetsAnEqualResultWithoutRunning() throws Exception {
+        Receipt first = consumer.onOrder(order("o-1"));
+        Receipt second = consumer.onOrder(order("o-1"));
+
+        assertThat(second).isEqualTo(first).isNotSameAs(first);
+        assertThat(consumer.executions()).isEqualTo(1);
+        assertThat(consumer.onOrder(order("o-2")).sequence()).isEqualTo(2);
+    }
+
+    @Test
+    void genericResultsRoundTrip() {
+        List<Receipt> first = consumer.batch("b-1");
+        assertThat(consumer.batch("b-1")).isEqualTo(first);
+        assertThat(consumer.maybe("m-1", true)).isEqualTo(consumer.maybe("m-1", true)).isPresent();
+        assertThat(consumer.maybe("m-2", false)).isEmpty();
+        assertThat(consumer.maybe("m-2", false)).isEmpty();
+        assertThat(consumer.executions()).isEqualTo(3);
+    }
+
+    @Test
+    void aVoidDuplicateIsSkipped() {
+        consumer.notify("n-1");
+        consumer.notify("n-1");
+
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void anExceptionIsRethrownUnchangedAndReleasesTheKey() {
+        assertThatThrownBy(() -> consumer.failing("f-1")).isExactlyInstanceOf(IOException.class)
+                .hasMessage("checked failure 1");
+        assertThatThrownBy(() -> consumer.failing("f-1")).isExactlyInstanceOf(IOException.class)
+                .hasMessage("checked failure 2");
+    }
+
+    @Test
+    void aDuplicateWhileRunningIsAConflict() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        consumer.gate(gate);
+        CompletableFuture<Receipt> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return consumer.onOrder(order("o-9"));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        while (consumer.executions() == 0) {
+            Thread.sleep(5);
+        }
+
+        assertThatThrownBy(() -> consumer.onOrder(order("o-9"))).isInstanceOf(IdempotencyConflictException.class)
+                .hasMessageStartingWith("IDEMP0305");
+        gate.countDown();
+        Receipt original = first.get(10, TimeUnit.SECONDS);
+        assertThat(consumer.onOrder(order("o-9"))).isEqualTo(original);
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyReusedWithOtherArgumentsIsRefused() throws Exception {
+        consumer.onOrder(order("o-3"));
+
+        assertThatThrownBy(() -> consumer.onOrder(new OrderMessage("o-3", List.of(new Line("other", 1)))))
+                .isInstanceOf(IdempotencyKeyReuseException.class).hasMessageStartingWith("IDEMP0306");
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void fingerprintingCanBeSwitchedOff() {
+        assertThat(consumer.counted("c-1", 1)).isEqualTo(1);
+        assertThat(consumer.counted("c-1", 2)).as("another attempt number, same key: a replay").isEqualTo(1);
+    }
+
+    @Test
+    void severalKeyPartsCombine() {
+        String first = consumer.transfer(order("o-5"), "r-1");
+        assertThat(consumer.transfer(order("o-5"), "r-1")).isEqualTo(first);
+        assertThat(consumer.transfer(order("o-5"), "r-2")).isNotEqualTo(first);
+    }
+
+    @Test
+    void anInvalidKeyRunsNothing() {
+        assertThatThrownBy(() -> consumer.notify("")).isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThatThrownBy(() -> consumer.notify(null)).isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThat(consumer.executions()).isZero();
+    }
+
+    @Test
+    void aStageIsStoredWhenItCompletesAndReleasedWhenItFails() throws Exception {
+        Receipt first = consumer.async("a-1", false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(consumer.async("a-1", false).toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(first);
+        assertThat(consumer.executions()).isEqualTo(1);
+
+        assertThatThrownBy(() -> consumer.async("a-2", true).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class);
+        assertThatThrownBy(() -> consumer.async("a-2", true).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                .as("released, so it ran again").isInstanceOf(ExecutionException.class);
+        assertThat(consumer.executions()).isEqualTo(3);
+    }
+
+    @Test
+    void unsupportedDefinitionsFailTheDeployment() {
+        assertThatThrownBy(() -> weld(StreamingConsumer.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0112: bean " + StreamingConsumer.class.getName() + ", method stream");
+        assertThatThrownBy(() -> weld(KeyWithoutIdempotent.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0111: bean " + KeyWithoutIdempotent.class.getName() + ", method handle");
+        assertThatThrownBy(() -> weld(AsyncEjb.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0113: bean " + AsyncEjb.class.getName() + ", method handle");
+    }
+}

@@ -1,0 +1,141 @@
+package dev.idempotency.it;
+
+import static dev.idempotency.it.support.Http.newKey;
+import static dev.idempotency.it.support.Http.text;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.idempotency.it.consumers.CdiOrderConsumer;
+import dev.idempotency.it.consumers.ConsumerHarness;
+import dev.idempotency.it.consumers.EjbOrderConsumer;
+import dev.idempotency.it.consumers.ObserverOrderConsumer;
+import dev.idempotency.it.consumers.OrderMessage;
+import dev.idempotency.it.consumers.Receipt;
+import dev.idempotency.it.consumers.SideEffects;
+import dev.idempotency.it.consumers.SingletonOrderConsumer;
+import dev.idempotency.it.consumers.TtlPrecedence;
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.Http;
+
+/**
+ * {@code @Idempotent} on CDI beans, EJBs and observers, on real Payara Micro: a message delivered
+ * 20 times, 10 of them at once, has its side effect exactly once; every caller gets an equal
+ * result or {@code IdempotencyConflictException}.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class NonHttpIT {
+
+    static final String PREFIX = "dev.idempotency.it.consumers.TtlPrecedence$";
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.sampleApp("consumers", String.join("\n",
+                "Idempotent/lease=PT1S",
+                "Idempotent/ttl=PT2S",
+                PREFIX + "ClassAndMethod/Idempotent/ttl=PT1H",
+                PREFIX + "ClassAndMethod/methodLevel/Idempotent/ttl=PT2S"))
+                .addClasses(OrderMessage.class, Receipt.class, SideEffects.class, CdiOrderConsumer.class,
+                        EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
+                        TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
+                        TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class);
+    }
+
+    @ArquillianResource
+    URL url;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(url);
+    }
+
+    static int number(String json, String field) {
+        Matcher matcher = Pattern.compile("\"" + field + "\"\\s*:\\s*(\\d+)").matcher(json);
+        assertThat(matcher.find()).as(field + " in " + json).isTrue();
+        return Integer.parseInt(matcher.group(1));
+    }
+
+    HttpResponse<byte[]> post(String path) {
+        return http.send(http.request(path).POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cdi", "ejb", "singleton", "observer"})
+    void aMessageDeliveredTwentyTimesTenAtOnceHasItsEffectOnce(String variant) {
+        String report = text(post("api/harness/deliver/" + variant + "?orderNo=" + newKey()
+                + "&times=20&concurrent=10&delayMs=300"));
+
+        System.out.println(variant + ": " + report);
+        assertThat(number(report, "executions")).as(report).isEqualTo(1);
+        assertThat(report).contains("\"errors\":[]");
+        assertThat(number(report, "equalResults") + number(report, "conflicts")).as(report).isEqualTo(20);
+        assertThat(number(report, "conflicts")).as("the concurrent burst overlapped the first").isPositive();
+    }
+
+    @Test
+    void genericResultsComeBackEqual() {
+        String orderNo = newKey();
+        String ejb = text(post("api/harness/deliver/ejb?orderNo=" + orderNo + "&times=2&concurrent=0&delayMs=0"));
+        assertThat(ejb).contains("[Receipt[orderNo=" + orderNo + ", sequence=").contains("notes=[copy]]]");
+        assertThat(number(ejb, "equalResults")).isEqualTo(2);
+        String singleton = text(post("api/harness/deliver/singleton?orderNo=" + orderNo + "&times=2&concurrent=0&delayMs=0"));
+        assertThat(singleton).contains("Optional[Receipt[orderNo=" + orderNo);
+        assertThat(number(singleton, "equalResults")).isEqualTo(2);
+    }
+
+    @Test
+    void aConflictReachingJaxRsIsA409Problem() throws Exception {
+        String orderNo = newKey();
+        // This deployment's lease is 1 s: the first call must finish within it to be recorded.
+        CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(
+                () -> post("api/harness/order/" + orderNo + "?delayMs=700"));
+        Thread.sleep(300);
+
+        HttpResponse<byte[]> duplicate = post("api/harness/order/" + orderNo + "?delayMs=700");
+
+        assertThat(duplicate.statusCode()).isEqualTo(409);
+        assertThat(duplicate.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+        assertThat(text(duplicate)).contains("https://idempotency.dev/problems/request-in-progress").contains("IDEMP0305");
+        assertThat(first.get().statusCode()).isEqualTo(200);
+        assertThat(post("api/harness/order/" + orderNo + "?delayMs=700").body()).isEqualTo(first.get().body());
+    }
+
+    @Test
+    void configPrecedenceShowsInBehaviour() throws Exception {
+        String key = newKey();
+        String[] methods = {"global-beats-annotation", "class-beats-global", "method-beats-class"};
+        int[] before = new int[methods.length];
+        for (int i = 0; i < methods.length; i++) {
+            before[i] = number(text(post("api/harness/ttl/" + methods[i] + "/" + key)), "count");
+        }
+
+        Thread.sleep(3000); // past the 2 s ttls, far below the 1 h one
+
+        int[] after = new int[methods.length];
+        for (int i = 0; i < methods.length; i++) {
+            after[i] = number(text(post("api/harness/ttl/" + methods[i] + "/" + key)), "count");
+        }
+        assertThat(after[0] - before[0]).as("global 2 s beats the annotation's 1 h: expired, ran again").isEqualTo(1);
+        assertThat(after[1] - before[1]).as("class 1 h beats global 2 s: replayed").isZero();
+        assertThat(after[2] - before[2]).as("method 2 s beats class 1 h: expired, ran again").isEqualTo(1);
+    }
+}
