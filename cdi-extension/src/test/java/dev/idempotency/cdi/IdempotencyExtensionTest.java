@@ -106,11 +106,7 @@ class IdempotencyExtensionTest {
     }
 
     private static Weld weld(Class<?>... beans) {
-        return new Weld().disableDiscovery()
-                .addExtension(new IdempotencyExtension())
-                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
-                        InMemoryIdempotencyStore.class, MethodInvocations.class)
-                .addBeanClasses(beans);
+        return TestContainers.weld(beans);
     }
 
     @Test

@@ -27,7 +27,6 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.InvalidIdempotencyKeyException;
-import dev.idempotency.internal.InMemoryIdempotencyStore;
 
 /** Non-HTTP {@code @Idempotent} methods on a real CDI container with the in-memory store. */
 class MethodInvocationsTest {
@@ -136,11 +135,7 @@ class MethodInvocationsTest {
     private Consumer consumer;
 
     private static Weld weld(Class<?>... beans) {
-        return new Weld().disableDiscovery()
-                .addExtension(new IdempotencyExtension())
-                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
-                        InMemoryIdempotencyStore.class, MethodInvocations.class)
-                .addBeanClasses(beans);
+        return TestContainers.weld(beans);
     }
 
     @BeforeEach

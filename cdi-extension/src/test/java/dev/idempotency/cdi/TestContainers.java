@@ -1,0 +1,20 @@
+package dev.idempotency.cdi;
+
+import org.jboss.weld.environment.se.Weld;
+
+import dev.idempotency.internal.InMemoryIdempotencyStore;
+
+/** A Weld SE container holding the library's beans (as its bean archive would) plus a test's beans. */
+final class TestContainers {
+
+    private TestContainers() {
+    }
+
+    static Weld weld(Class<?>... beans) {
+        return new Weld().disableDiscovery()
+                .addExtension(new IdempotencyExtension())
+                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
+                        InMemoryIdempotencyStore.class, MethodInvocations.class)
+                .addBeanClasses(beans);
+    }
+}
