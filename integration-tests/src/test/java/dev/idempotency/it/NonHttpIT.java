@@ -28,6 +28,7 @@ import dev.idempotency.it.consumers.EjbOrderConsumer;
 import dev.idempotency.it.consumers.ObserverOrderConsumer;
 import dev.idempotency.it.consumers.OrderMessage;
 import dev.idempotency.it.consumers.Receipt;
+import dev.idempotency.it.consumers.Redeliveries;
 import dev.idempotency.it.consumers.SideEffects;
 import dev.idempotency.it.consumers.SingletonOrderConsumer;
 import dev.idempotency.it.consumers.TtlPrecedence;
@@ -55,7 +56,8 @@ class NonHttpIT {
                 .addClasses(OrderMessage.class, Receipt.class, SideEffects.class, CdiOrderConsumer.class,
                         EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
-                        TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class);
+                        TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
+                        Redeliveries.Delivery.class);
     }
 
     @ArquillianResource

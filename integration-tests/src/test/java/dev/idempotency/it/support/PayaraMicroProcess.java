@@ -1,0 +1,111 @@
+package dev.idempotency.it.support;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jboss.shrinkwrap.api.Archive;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+
+/**
+ * A Payara Micro of a test's own, for what Arquillian's adapter cannot do (several archives, a
+ * deployment that must fail). Loopback only, like every server the tests start; always stopped,
+ * by its process handle (its PID), when closed.
+ */
+public final class PayaraMicroProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+    private final int port;
+
+    private PayaraMicroProcess(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.port = port;
+    }
+
+    /**
+     * Starts Payara Micro with the archives and waits until it reports itself ready (it also
+     * does when a deployment failed).
+     *
+     * @param name names the work folder, the log and the cluster
+     * @param archives what to deploy, in order
+     * @return the running server
+     * @throws Exception when it cannot be started
+     */
+    public static PayaraMicroProcess start(String name, Archive<?>... archives) throws Exception {
+        Path work = Files.createDirectories(Path.of("target", "payara-" + name));
+        List<String> command = new ArrayList<>(List.of("java", "-Dhazelcast.socket.bind.any=false",
+                "-jar", System.getProperty("payara.microJar"),
+                "--clustermode", "tcpip:127.0.0.1:6900", "--interfaces", "127.0.0.1",
+                "--clustername", "idempotency-" + name, "--prebootcommandfile", System.getProperty("loopback.commands")));
+        for (Archive<?> archive : archives) {
+            File file = work.resolve(archive.getName()).toFile();
+            archive.as(ZipExporter.class).exportTo(file, true);
+            command.add("--deploy");
+            command.add(file.getAbsolutePath());
+        }
+        int port = freePort();
+        command.add("--port");
+        command.add(String.valueOf(port));
+        Path log = work.resolve("payara.log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        PayaraMicroProcess server = new PayaraMicroProcess(process, log, port);
+        try {
+            server.awaitReady(Duration.ofSeconds(150));
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /** @return everything the server logged so far */
+    public String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    /**
+     * @param contextRoot an application's context root
+     * @return its base URL on loopback
+     */
+    public URL url(String contextRoot) throws IOException {
+        return new URL("http://localhost:" + port + "/" + contextRoot + "/");
+    }
+
+    private void awaitReady(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (log().contains(" ready in ")) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("Payara Micro exited with " + process.exitValue() + "; see " + log);
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + log);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
