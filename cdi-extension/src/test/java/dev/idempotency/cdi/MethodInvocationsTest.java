@@ -108,6 +108,26 @@ class MethodInvocationsTest {
         }
     }
 
+    @jakarta.enterprise.context.Dependent
+    public static class DependentConsumer {
+        static final AtomicInteger EXECUTIONS = new AtomicInteger();
+
+        @Idempotent
+        public int handle(@IdempotencyKey String id) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    @jakarta.enterprise.context.RequestScoped
+    public static class RequestScopedConsumer {
+        static final AtomicInteger EXECUTIONS = new AtomicInteger();
+
+        @Idempotent
+        public int handle(@IdempotencyKey String id) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
     @ApplicationScoped
     public static class StreamingConsumer {
         @Idempotent
@@ -252,6 +272,28 @@ class MethodInvocationsTest {
         assertThatThrownBy(() -> consumer.async("a-2", true).toCompletableFuture().get(10, TimeUnit.SECONDS))
                 .as("released, so it ran again").isInstanceOf(ExecutionException.class);
         assertThat(consumer.executions()).isEqualTo(3);
+    }
+
+    @Test
+    void dependentAndRequestScopedBeansAreProtectedAcrossInstances() {
+        try (WeldContainer other = weld(DependentConsumer.class, RequestScopedConsumer.class).initialize()) {
+            int first = other.select(DependentConsumer.class).get().handle("d-1");
+            assertThat(other.select(DependentConsumer.class).get().handle("d-1")).as("another instance").isEqualTo(first);
+            assertThat(DependentConsumer.EXECUTIONS.get()).isEqualTo(1);
+
+            var requests = other.select(org.jboss.weld.context.bound.BoundRequestContext.class).get();
+            for (int request = 0; request < 2; request++) {
+                requests.associate(new java.util.HashMap<>());
+                requests.activate();
+                try {
+                    assertThat(other.select(RequestScopedConsumer.class).get().handle("r-1")).isEqualTo(1);
+                } finally {
+                    requests.invalidate();
+                    requests.deactivate();
+                }
+            }
+            assertThat(RequestScopedConsumer.EXECUTIONS.get()).isEqualTo(1);
+        }
     }
 
     @Test

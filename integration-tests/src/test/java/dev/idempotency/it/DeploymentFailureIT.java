@@ -39,7 +39,7 @@ class DeploymentFailureIT {
         WebArchive war = Deployments.sampleApp("bad-consumers", "")
                 .addClasses(OrderMessage.class, BrokenConsumers.class, BrokenConsumers.NoKeySource.class,
                         BrokenConsumers.BadPath.class, BrokenConsumers.KeyWithoutIdempotent.class,
-                        BrokenConsumers.StreamResult.class);
+                        BrokenConsumers.StreamResult.class, BrokenConsumers.AsynchronousEjb.class);
 
         String log = deployAndReadLog(war, "bad-consumers");
 
@@ -51,7 +51,9 @@ class DeploymentFailureIT {
                 .contains("IDEMP0111: bean " + broken + "KeyWithoutIdempotent, method onMessage: @IdempotencyKey is on a "
                         + "parameter of a method without @Idempotent")
                 .contains("IDEMP0112: bean " + broken + "StreamResult, method onMessage: the return type "
-                        + "java.util.stream.Stream<java.lang.String> cannot be stored and replayed");
+                        + "java.util.stream.Stream<java.lang.String> cannot be stored and replayed")
+                .contains("IDEMP0113: bean " + broken + "AsynchronousEjb, method onMessage: @Idempotent is not supported on "
+                        + "EJB @Asynchronous methods");
     }
 
     /** Deploys the archive on a Payara Micro of its own, asserts it was refused, and returns the log. */

@@ -45,4 +45,14 @@ public final class BrokenConsumers {
             return Stream.empty();
         }
     }
+
+    /** IDEMP0113: an EJB @Asynchronous method. */
+    @jakarta.ejb.Stateless
+    public static class AsynchronousEjb {
+        @Idempotent
+        @jakarta.ejb.Asynchronous
+        public java.util.concurrent.CompletableFuture<String> onMessage(@IdempotencyKey("orderNo") OrderMessage message) {
+            return java.util.concurrent.CompletableFuture.completedFuture(message.orderNo());
+        }
+    }
 }
