@@ -51,8 +51,8 @@ public final class BrokenConsumers {
     public static class AsynchronousEjb {
         @Idempotent
         @jakarta.ejb.Asynchronous
-        public java.util.concurrent.CompletableFuture<String> onMessage(@IdempotencyKey("orderNo") OrderMessage message) {
-            return java.util.concurrent.CompletableFuture.completedFuture(message.orderNo());
+        public java.util.concurrent.Future<String> onMessage(@IdempotencyKey("orderNo") OrderMessage message) {
+            return new jakarta.ejb.AsyncResult<>(message.orderNo());
         }
     }
 }
