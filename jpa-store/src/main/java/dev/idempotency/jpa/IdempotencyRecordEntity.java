@@ -1,0 +1,125 @@
+package dev.idempotency.jpa;
+
+import java.time.LocalDateTime;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Index;
+import jakarta.persistence.Lob;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+
+/**
+ * One row of {@code idempotency_record}: a claimed key, its state and, once completed, the
+ * outcome replayed to retries. Times are the database's ({@code LOCALTIMESTAMP}), never an
+ * application node's. The DDL for PostgreSQL, MariaDB and H2 is in this jar under
+ * {@code META-INF/idempotency/ddl/}.
+ */
+@Entity
+@Table(name = "idempotency_record", indexes = {
+    @Index(name = "idempotency_record_expiry", columnList = "state, expires_at"),
+    @Index(name = "idempotency_record_lease", columnList = "state, lease_end")})
+public class IdempotencyRecordEntity {
+
+    /** The scoped, hashed key (base64url SHA-256): the unique constraint claims race on. */
+    @Id
+    @Column(name = "record_key", length = 64, nullable = false)
+    private String key;
+
+    @Column(name = "state", length = 16, nullable = false)
+    private String state;
+
+    @Column(name = "fingerprint", length = 64, nullable = false)
+    private String fingerprint;
+
+    @Column(name = "owner_token", length = 64, nullable = false)
+    private String owner;
+
+    @Version
+    @Column(name = "version", nullable = false)
+    private long version;
+
+    /** When an in-progress claim may be taken over. */
+    @Column(name = "lease_end", nullable = false)
+    private LocalDateTime leaseEnd;
+
+    /** When a completed record expires; null while in progress. */
+    @Column(name = "expires_at")
+    private LocalDateTime expiresAt;
+
+    @Column(name = "outcome_status")
+    private Integer outcomeStatus;
+
+    /** The replayed headers, one {@code name:value} a line (header values hold no line breaks). */
+    @Lob
+    @Column(name = "outcome_headers")
+    private String outcomeHeaders;
+
+    @Lob
+    @Column(name = "outcome_body")
+    private byte[] outcomeBody;
+
+    @Column(name = "body_stored")
+    private Boolean bodyStored;
+
+    @Column(name = "created_at", nullable = false)
+    private LocalDateTime createdAt;
+
+    @Column(name = "updated_at", nullable = false)
+    private LocalDateTime updatedAt;
+
+    /** For JPA. */
+    protected IdempotencyRecordEntity() {
+    }
+
+    IdempotencyRecordEntity(String key, String fingerprint, String owner, LocalDateTime now, LocalDateTime leaseEnd) {
+        this.key = key;
+        this.state = JpaRecords.IN_PROGRESS;
+        this.fingerprint = fingerprint;
+        this.owner = owner;
+        this.leaseEnd = leaseEnd;
+        this.createdAt = now;
+        this.updatedAt = now;
+    }
+
+    String key() {
+        return key;
+    }
+
+    String state() {
+        return state;
+    }
+
+    String fingerprint() {
+        return fingerprint;
+    }
+
+    long version() {
+        return version;
+    }
+
+    LocalDateTime leaseEnd() {
+        return leaseEnd;
+    }
+
+    LocalDateTime expiresAt() {
+        return expiresAt;
+    }
+
+    Integer outcomeStatus() {
+        return outcomeStatus;
+    }
+
+    String outcomeHeaders() {
+        return outcomeHeaders;
+    }
+
+    byte[] outcomeBody() {
+        return outcomeBody;
+    }
+
+    Boolean bodyStored() {
+        return bodyStored;
+    }
+}

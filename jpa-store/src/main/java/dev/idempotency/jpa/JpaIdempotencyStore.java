@@ -1,0 +1,70 @@
+package dev.idempotency.jpa;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.inject.Inject;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The JPA store: keys claimed in the {@code idempotency_record} table of a relational database.
+ * Present on the classpath, it replaces the in-memory store (an {@code @Alternative} with
+ * priority {@link IdempotencyStore#STORE_MODULE_PRIORITY}); several application nodes sharing
+ * the database share the keys.
+ */
+@Alternative
+@Priority(IdempotencyStore.STORE_MODULE_PRIORITY)
+@ApplicationScoped
+public class JpaIdempotencyStore implements IdempotencyStore {
+
+    @Inject
+    JtaRecordTransactions transactions;
+
+    private JpaRecords records;
+
+    /** For CDI. */
+    public JpaIdempotencyStore() {
+    }
+
+    /**
+     * Outside a container (tests, tools).
+     *
+     * @param records the store's logic on some transactions
+     */
+    JpaIdempotencyStore(JpaRecords records) {
+        this.records = records;
+    }
+
+    @PostConstruct
+    void init() {
+        records = new JpaRecords(transactions);
+    }
+
+    @Override
+    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        return records.claim(key, fingerprint, lease);
+    }
+
+    @Override
+    public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        return records.complete(key, owner, outcome, retention);
+    }
+
+    @Override
+    public boolean release(String key, String owner) {
+        return records.release(key, owner);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(String key) {
+        return records.find(key);
+    }
+}

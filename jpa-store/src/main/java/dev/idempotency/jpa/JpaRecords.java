@@ -1,0 +1,205 @@
+package dev.idempotency.jpa;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import jakarta.persistence.EntityManager;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The JPA store's logic, free of any container: claims race on the primary key (an INSERT in a
+ * transaction of its own), an expired lease is taken over by an UPDATE guarded by the row's
+ * version, completion and release are owner-checked UPDATE/DELETE statements. Every expiry is
+ * judged against the database's {@code LOCALTIMESTAMP}, read in the same transaction.
+ */
+public final class JpaRecords {
+
+    static final String IN_PROGRESS = "IN_PROGRESS";
+    static final String COMPLETED = "COMPLETED";
+
+    /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
+    private static final int CLAIM_ROUNDS = 5;
+
+    private final RecordTransactions transactions;
+
+    /**
+     * @param transactions where the work runs
+     */
+    public JpaRecords(RecordTransactions transactions) {
+        this.transactions = transactions;
+    }
+
+    /** See {@link dev.idempotency.spi.IdempotencyStore#claim}. */
+    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        RuntimeException lastFailure = null;
+        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+            try {
+                return transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease));
+            } catch (RuntimeException insertRefused) {
+                // Most likely a concurrent claim inserted the key first (unique violation): the
+                // row tells, in a new transaction.
+                lastFailure = insertRefused;
+            }
+            ClaimResult existing;
+            try {
+                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease));
+            } catch (RuntimeException e) {
+                throw new IdempotencyStoreException("claim failed: the database did not answer", e);
+            }
+            if (existing != null) {
+                return existing;
+            }
+            // the row vanished between the two (released, purged): claim again
+        }
+        throw new IdempotencyStoreException("claim failed: the insert was refused and no row explains why", lastFailure);
+    }
+
+    private static ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease) {
+        // A row usually exists for a retry: read it first, so that only a true race meets the
+        // unique constraint (and the provider's log of the violation).
+        ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease);
+        if (existing != null) {
+            return existing;
+        }
+        LocalDateTime now = databaseNow(em);
+        String owner = UUID.randomUUID().toString();
+        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease)));
+        em.flush();
+        return new ClaimResult.Acquired(owner, false);
+    }
+
+    /** @return the live record, a takeover of an expired one, or null when there is no row */
+    private static ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease) {
+        LocalDateTime now = databaseNow(em);
+        IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+        if (row == null) {
+            return null;
+        }
+        if (!expired(row, now)) {
+            return new ClaimResult.Existing(toRecord(row));
+        }
+        String owner = UUID.randomUUID().toString();
+        int taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
+                + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = NULL, r.outcomeStatus = NULL,"
+                + " r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL, r.updatedAt = :now,"
+                + " r.version = r.version + 1 WHERE r.key = :key AND r.version = :version")
+                .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
+                .setParameter("leaseEnd", now.plus(lease)).setParameter("now", now).setParameter("key", key)
+                .setParameter("version", row.version())
+                .executeUpdate();
+        if (taken == 1) {
+            return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
+        }
+        em.clear();
+        IdempotencyRecordEntity winner = em.find(IdempotencyRecordEntity.class, key);
+        return winner == null ? null : new ClaimResult.Existing(toRecord(winner));
+    }
+
+    /** See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction. */
+    public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        try {
+            return transactions.inCallerTransaction(em -> {
+                LocalDateTime now = databaseNow(em);
+                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
+                        + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
+                        + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
+                        + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
+                        .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
+                        .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
+                        .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
+                        .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
+                        .setParameter("inProgress", IN_PROGRESS)
+                        .executeUpdate() == 1;
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("complete failed: the database did not answer", e);
+        }
+    }
+
+    /** See {@link dev.idempotency.spi.IdempotencyStore#release}: in a transaction of its own. */
+    public boolean release(String key, String owner) {
+        try {
+            return transactions.inNewTransaction(em -> {
+                LocalDateTime now = databaseNow(em);
+                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
+                        + " AND r.state = :inProgress AND r.leaseEnd > :now")
+                        .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
+                        .setParameter("now", now)
+                        .executeUpdate() == 1;
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("release failed: the database did not answer", e);
+        }
+    }
+
+    /** See {@link dev.idempotency.spi.IdempotencyStore#find}. */
+    public Optional<IdempotencyRecord> find(String key) {
+        try {
+            return transactions.inNewTransaction(em -> {
+                LocalDateTime now = databaseNow(em);
+                IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+                return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row));
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("find failed: the database did not answer", e);
+        }
+    }
+
+    private static boolean expired(IdempotencyRecordEntity row, LocalDateTime now) {
+        LocalDateTime end = COMPLETED.equals(row.state()) ? row.expiresAt() : row.leaseEnd();
+        return !end.isAfter(now);
+    }
+
+    /** The database's clock, in the session's time zone, to microseconds. */
+    static LocalDateTime databaseNow(EntityManager em) {
+        Object now = em.createNativeQuery("SELECT LOCALTIMESTAMP(6)").getSingleResult();
+        if (now instanceof LocalDateTime local) {
+            return local;
+        }
+        if (now instanceof Timestamp timestamp) {
+            return timestamp.toLocalDateTime();
+        }
+        throw new IllegalStateException("the database answered LOCALTIMESTAMP with " + now.getClass().getName());
+    }
+
+    private static IdempotencyRecord toRecord(IdempotencyRecordEntity row) {
+        if (!COMPLETED.equals(row.state())) {
+            return IdempotencyRecord.inProgress(row.key(), row.fingerprint());
+        }
+        Map<String, List<String>> headers = decode(row.outcomeHeaders());
+        StoredOutcome outcome = Boolean.TRUE.equals(row.bodyStored())
+                ? StoredOutcome.of(row.outcomeStatus(), headers, row.outcomeBody() == null ? new byte[0] : row.outcomeBody())
+                : StoredOutcome.withoutBody(row.outcomeStatus(), headers);
+        return IdempotencyRecord.completed(row.key(), row.fingerprint(), outcome);
+    }
+
+    static String encode(Map<String, List<String>> headers) {
+        StringBuilder text = new StringBuilder();
+        headers.forEach((name, values) -> values.forEach(value -> text.append(name).append(':').append(value).append('\n')));
+        return text.toString();
+    }
+
+    static Map<String, List<String>> decode(String text) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        if (text == null) {
+            return headers;
+        }
+        for (String line : text.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                headers.computeIfAbsent(line.substring(0, colon), n -> new java.util.ArrayList<>()).add(line.substring(colon + 1));
+            }
+        }
+        return headers;
+    }
+}

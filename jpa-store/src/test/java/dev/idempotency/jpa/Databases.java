@@ -1,0 +1,54 @@
+package dev.idempotency.jpa;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+
+/** The real databases of these machines (loopback), with the shipped DDL applied fresh. */
+final class Databases {
+
+    private Databases() {
+    }
+
+    /**
+     * Recreates the table from the jar's DDL and opens the test persistence unit on it.
+     *
+     * @param url the JDBC URL
+     * @param user the user
+     * @param ddl the DDL file name under META-INF/idempotency/ddl
+     * @return a factory on the database
+     */
+    static EntityManagerFactory fresh(String url, String user, String ddl) throws SQLException, IOException {
+        try (Connection connection = DriverManager.getConnection(url, user, "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS idempotency_record");
+            for (String sql : ddl(ddl).split(";")) {
+                String trimmed = sql.replaceAll("(?m)--.*$", "").trim();
+                if (!trimmed.isEmpty()) {
+                    statement.execute(trimmed);
+                }
+            }
+        }
+        return Persistence.createEntityManagerFactory("idempotency-test", Map.of(
+                "jakarta.persistence.jdbc.url", url,
+                "jakarta.persistence.jdbc.user", user,
+                "jakarta.persistence.jdbc.password", ""));
+    }
+
+    private static String ddl(String name) throws IOException {
+        try (InputStream in = Databases.class.getResourceAsStream("/META-INF/idempotency/ddl/" + name)) {
+            if (in == null) {
+                throw new IOException("no DDL " + name + " in the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.idempotency.jpa;
+
+import java.util.function.Function;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+
+/** Resource-local transactions of a Java SE persistence unit: no caller transaction, ever. */
+final class ResourceLocalTransactions implements RecordTransactions {
+
+    private final EntityManagerFactory factory;
+
+    ResourceLocalTransactions(EntityManagerFactory factory) {
+        this.factory = factory;
+    }
+
+    @Override
+    public <T> T inNewTransaction(Function<EntityManager, T> work) {
+        EntityManager em = factory.createEntityManager();
+        EntityTransaction transaction = em.getTransaction();
+        try {
+            transaction.begin();
+            T result = work.apply(em);
+            transaction.commit();
+            return result;
+        } finally {
+            if (transaction.isActive()) {
+                transaction.rollback();
+            }
+            em.close();
+        }
+    }
+
+    @Override
+    public <T> T inCallerTransaction(Function<EntityManager, T> work) {
+        return inNewTransaction(work);
+    }
+}
