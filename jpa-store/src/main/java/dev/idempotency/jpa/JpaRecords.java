@@ -155,6 +155,63 @@ public final class JpaRecords {
         }
     }
 
+    /**
+     * Deletes one batch of dead records: completed ones past their expiry, and in-progress claims
+     * whose lease ended more than {@code abandonedAfter} ago. A live record is never deleted: the
+     * DELETE repeats the conditions, so several nodes purging at once only share the work.
+     *
+     * @param batchSize the most rows deleted
+     * @param abandonedAfter how long after its lease ended an in-progress claim counts as abandoned
+     * @return how many rows were deleted
+     */
+    public int purgeBatch(int batchSize, Duration abandonedAfter) {
+        try {
+            return transactions.inNewTransaction(em -> {
+                LocalDateTime now = databaseNow(em);
+                LocalDateTime abandonedBefore = now.minus(abandonedAfter);
+                List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE"
+                        + " (r.state = :completed AND r.expiresAt <= :now)"
+                        + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore)", String.class)
+                        .setParameter("completed", COMPLETED).setParameter("inProgress", IN_PROGRESS)
+                        .setParameter("now", now).setParameter("abandonedBefore", abandonedBefore)
+                        .setMaxResults(batchSize)
+                        .getResultList();
+                if (keys.isEmpty()) {
+                    return 0;
+                }
+                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND"
+                        + " ((r.state = :completed AND r.expiresAt <= :now)"
+                        + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore))")
+                        .setParameter("keys", keys).setParameter("completed", COMPLETED)
+                        .setParameter("inProgress", IN_PROGRESS).setParameter("now", now)
+                        .setParameter("abandonedBefore", abandonedBefore)
+                        .executeUpdate();
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("purge failed: the database did not answer", e);
+        }
+    }
+
+    /**
+     * Purges batch after batch until a batch comes back short, or {@code maxBatches} ran.
+     *
+     * @param batchSize rows per batch (and transaction)
+     * @param abandonedAfter see {@link #purgeBatch}
+     * @param maxBatches the most batches in one run, so that a run is bounded
+     * @return how many rows were deleted
+     */
+    public int purge(int batchSize, Duration abandonedAfter, int maxBatches) {
+        int deleted = 0;
+        for (int batch = 0; batch < maxBatches; batch++) {
+            int n = purgeBatch(batchSize, abandonedAfter);
+            deleted += n;
+            if (n < batchSize) {
+                break;
+            }
+        }
+        return deleted;
+    }
+
     private static boolean expired(IdempotencyRecordEntity row, LocalDateTime now) {
         LocalDateTime end = COMPLETED.equals(row.state()) ? row.expiresAt() : row.leaseEnd();
         return !end.isAfter(now);

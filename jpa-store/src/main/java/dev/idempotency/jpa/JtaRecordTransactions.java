@@ -2,20 +2,35 @@ package dev.idempotency.jpa;
 
 import java.util.function.Function;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 
 /**
- * JTA transactions around the {@code idempotency} persistence unit (this jar's
- * {@code persistence.xml}, on the server's default datasource).
+ * JTA transactions around the application's {@link IdempotencyPersistence} entity manager when
+ * it produces one, else around this jar's {@code idempotency} persistence unit (on the server's
+ * default datasource).
  */
 @ApplicationScoped
 public class JtaRecordTransactions implements RecordTransactions {
 
     @PersistenceContext(unitName = "idempotency")
-    EntityManager entityManager;
+    EntityManager ownUnit;
+
+    @Inject
+    @IdempotencyPersistence
+    Instance<EntityManager> applicationUnit;
+
+    private EntityManager entityManager;
+
+    @PostConstruct
+    void choose() {
+        entityManager = applicationUnit.isResolvable() ? applicationUnit.get() : ownUnit;
+    }
 
     @Override
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -1,0 +1,83 @@
+package dev.idempotency.jpa;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import dev.idempotency.internal.ConfigLookup;
+
+/**
+ * Deletes dead records on Jakarta Concurrency's default managed scheduled executor, every
+ * {@code idempotency.jpa.purge.interval}: completed records past their ttl and claims abandoned
+ * for longer than {@code idempotency.jpa.purge.abandoned-after}, in batches, never a live one.
+ * Every node may run it; the DELETE statements re-check their conditions, so nodes only share
+ * the work.
+ */
+@ApplicationScoped
+public class JpaPurgeJob {
+
+    private static final Logger LOG = Logger.getLogger(JpaPurgeJob.class.getName());
+
+    /** Bounds one run; the next run goes on where it stopped. */
+    private static final int MAX_BATCHES_PER_RUN = 100;
+
+    private static final String DEFAULT_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+
+    @Inject
+    JtaRecordTransactions transactions;
+
+    private PurgeSettings settings;
+    private ScheduledFuture<?> schedule;
+
+    void start(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        settings = PurgeSettings.load(ConfigLookup.of(ConfigProvider.getConfig()));
+        if (!settings.enabled()) {
+            LOG.info("IDEMP0504: the idempotency purge is disabled on this node (" + PurgeSettings.ENABLED + "=false)");
+            return;
+        }
+        JpaRecords records = new JpaRecords(transactions);
+        long interval = settings.interval().toMillis();
+        schedule = scheduler().scheduleWithFixedDelay(() -> run(records), interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    private void run(JpaRecords records) {
+        try {
+            int deleted = records.purge(settings.batchSize(), settings.abandonedAfter(), MAX_BATCHES_PER_RUN);
+            if (deleted > 0) {
+                LOG.fine(() -> "IDEMP0505: purged " + deleted + " idempotency records");
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEMP0506: the idempotency purge failed; it runs again in " + settings.interval(), e);
+        }
+    }
+
+    /** Looked up, not injected: a {@code @Resource} in a library jar is not resolved the same way on every server. */
+    private static ManagedScheduledExecutorService scheduler() {
+        try {
+            return (ManagedScheduledExecutorService) new InitialContext().lookup(DEFAULT_SCHEDULER);
+        } catch (NamingException e) {
+            throw new IllegalStateException("IDEMP0507: the idempotency purge needs Jakarta Concurrency's "
+                    + DEFAULT_SCHEDULER + "; disable it with " + PurgeSettings.ENABLED + "=false to run without", e);
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        if (schedule != null) {
+            schedule.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.idempotency.jpa;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.internal.ConfigLookup;
+
+/**
+ * The purge job's settings, validated when the application starts.
+ *
+ * @param enabled whether this node runs the purge ({@code idempotency.jpa.purge.enabled}, default true)
+ * @param interval the pause between runs ({@code idempotency.jpa.purge.interval}, default PT5M)
+ * @param batchSize rows per batch and transaction ({@code idempotency.jpa.purge.batch-size}, default 500)
+ * @param abandonedAfter how long after its lease an in-progress claim is deleted
+ *     ({@code idempotency.jpa.purge.abandoned-after}, default PT24H)
+ */
+public record PurgeSettings(boolean enabled, Duration interval, int batchSize, Duration abandonedAfter) {
+
+    static final String ENABLED = "idempotency.jpa.purge.enabled";
+    static final String INTERVAL = "idempotency.jpa.purge.interval";
+    static final String BATCH_SIZE = "idempotency.jpa.purge.batch-size";
+    static final String ABANDONED_AFTER = "idempotency.jpa.purge.abandoned-after";
+
+    /**
+     * @param config where the settings are read
+     * @return the validated settings
+     * @throws IdempotencyDefinitionException naming the key, the value and what is allowed
+     */
+    public static PurgeSettings load(ConfigLookup config) {
+        String enabled = config.get(ENABLED).map(String::trim).orElse("true").toLowerCase(Locale.ROOT);
+        if (!enabled.equals("true") && !enabled.equals("false")) {
+            throw new IdempotencyDefinitionException("IDEMP0501: library setting " + ENABLED + "='" + enabled
+                    + "' is not a boolean; allowed: true or false");
+        }
+        String batch = config.get(BATCH_SIZE).map(String::trim).orElse("500");
+        int batchSize;
+        try {
+            batchSize = Integer.parseInt(batch);
+        } catch (NumberFormatException e) {
+            batchSize = -1;
+        }
+        if (batchSize < 1 || batchSize > 100_000) {
+            throw new IdempotencyDefinitionException("IDEMP0502: library setting " + BATCH_SIZE + "='" + batch
+                    + "' is not allowed; allowed: an integer from 1 to 100000");
+        }
+        return new PurgeSettings(enabled.equals("true"), duration(config, INTERVAL, "PT5M"), batchSize,
+                duration(config, ABANDONED_AFTER, "PT24H"));
+    }
+
+    private static Duration duration(ConfigLookup config, String key, String fallback) {
+        String raw = config.get(key).map(String::trim).orElse(fallback);
+        try {
+            Duration value = Duration.parse(raw);
+            if (!value.isNegative() && !value.isZero()) {
+                return value;
+            }
+        } catch (DateTimeParseException e) {
+            // reported below
+        }
+        throw new IdempotencyDefinitionException("IDEMP0503: library setting " + key + "='" + raw
+                + "' is not allowed; allowed: a positive ISO-8601 duration such as PT5M");
+    }
+}

@@ -1,0 +1,82 @@
+package dev.idempotency.jpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import jakarta.persistence.EntityManagerFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.StoredOutcome;
+
+/** The purge on the real PostgreSQL: dead records go, in batches, live ones stay, several purgers at once. */
+class PurgeTest {
+
+    static EntityManagerFactory factory;
+    static JpaRecords records;
+
+    @BeforeAll
+    static void database() throws Exception {
+        factory = Databases.fresh("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "postgresql.sql");
+        records = new JpaRecords(new ResourceLocalTransactions(factory));
+    }
+
+    @AfterAll
+    static void close() {
+        factory.close();
+    }
+
+    static final StoredOutcome OUTCOME = StoredOutcome.of(201, Map.of("Location", List.of("/p/1")),
+            "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
+
+    static String claim(String key, Duration lease) {
+        return ((ClaimResult.Acquired) records.claim(key, "fp", lease)).owner();
+    }
+
+    @Test
+    void expiredAndAbandonedRecordsGoLiveOnesStay() throws Exception {
+        String prefix = "purge-" + System.nanoTime() + "-";
+        for (int i = 0; i < 25; i++) {
+            String key = prefix + "expired-" + i;
+            records.complete(key, claim(key, Duration.ofMinutes(1)), OUTCOME, Duration.ofSeconds(1));
+        }
+        claim(prefix + "abandoned", Duration.ofSeconds(1));
+        claim(prefix + "running", Duration.ofMinutes(10));
+        String liveKey = prefix + "completed";
+        records.complete(liveKey, claim(liveKey, Duration.ofMinutes(1)), OUTCOME, Duration.ofHours(1));
+        claim(prefix + "lease-over-recently", Duration.ofSeconds(1));
+
+        Thread.sleep(2500);
+
+        // two nodes purging at once, in batches of 10, abandoned = lease over for more than 1 s
+        CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> records.purge(10, Duration.ofSeconds(1), 100));
+        CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> records.purge(10, Duration.ofSeconds(1), 100));
+        int deleted = first.get() + second.get();
+
+        assertThat(deleted).as("25 expired + 2 abandoned, each deleted once").isEqualTo(27);
+        assertThat(records.find(prefix + "running")).as("a live in-progress claim").isPresent();
+        assertThat(records.find(liveKey)).as("a live completed record").isPresent();
+        assertThat(records.purge(10, Duration.ofSeconds(1), 100)).as("nothing left to purge").isZero();
+    }
+
+    @Test
+    void aClaimWhoseLeaseJustEndedIsNotYetAbandoned() throws Exception {
+        String key = "purge-recent-" + System.nanoTime();
+        claim(key, Duration.ofSeconds(1));
+        Thread.sleep(1500);
+
+        records.purge(100, Duration.ofHours(1), 10);
+
+        assertThat(records.claim(key, "fp", Duration.ofMinutes(1)))
+                .as("still there, so the retry takes it over rather than inserting").isInstanceOf(ClaimResult.Acquired.class)
+                .extracting(r -> ((ClaimResult.Acquired) r).takeover()).isEqualTo(true);
+    }
+}
