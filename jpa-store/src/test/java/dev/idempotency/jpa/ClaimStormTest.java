@@ -14,10 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import jakarta.persistence.EntityManagerFactory;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
@@ -29,21 +25,8 @@ import dev.idempotency.spi.StoredOutcome;
  * winner completes at once, the others keep retrying; exactly one acquires, and the record ends
  * COMPLETED with the winner's outcome.
  */
-class ClaimStormTest {
+class ClaimStormTest extends PostgreSqlRecords {
 
-    static EntityManagerFactory factory;
-    static JpaRecords records;
-
-    @BeforeAll
-    static void database() throws Exception {
-        factory = Databases.fresh("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "postgresql.sql");
-        records = new JpaRecords(new ResourceLocalTransactions(factory));
-    }
-
-    @AfterAll
-    static void close() {
-        factory.close();
-    }
 
     @Test
     void oneOfFiftyAcquiresAndTheRecordEndsCompleted() throws Exception {

@@ -8,31 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import jakarta.persistence.EntityManagerFactory;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.StoredOutcome;
 
 /** The purge on the real PostgreSQL: dead records go, in batches, live ones stay, several purgers at once. */
-class PurgeTest {
+class PurgeTest extends PostgreSqlRecords {
 
-    static EntityManagerFactory factory;
-    static JpaRecords records;
-
-    @BeforeAll
-    static void database() throws Exception {
-        factory = Databases.fresh("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "postgresql.sql");
-        records = new JpaRecords(new ResourceLocalTransactions(factory));
-    }
-
-    @AfterAll
-    static void close() {
-        factory.close();
-    }
 
     static final StoredOutcome OUTCOME = StoredOutcome.of(201, Map.of("Location", List.of("/p/1")),
             "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
