@@ -29,7 +29,9 @@ public final class TransactionGuard {
      */
     public boolean whenTransactionEnds(Consumer<Boolean> onEnd) {
         TransactionSynchronizationRegistry transactions = registry();
-        if (transactions == null || transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        int status = transactions == null ? Status.STATUS_NO_TRANSACTION : transactions.getTransactionStatus();
+        // A transaction already marked rollback-only will roll back: it counts as well as an active one.
+        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
             return false;
         }
         transactions.registerInterposedSynchronization(new Synchronization() {

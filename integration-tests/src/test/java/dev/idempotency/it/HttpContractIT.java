@@ -411,4 +411,20 @@ class HttpContractIT {
                 .as("an unmapped exception releases the key").isEqualTo(500);
         assertThat(http.count("api/unmanaged/count") - before).isEqualTo(3);
     }
+
+    @Test
+    void aTransactionThatRollsBackAfterTheMethodReturnedReleasesTheKey() {
+        String key = newKey();
+        long before = executions("rollback");
+
+        HttpResponse<byte[]> first = http.postJson("api/contract/rollback", key, "{}");
+        HttpResponse<byte[]> retry = http.postJson("api/contract/rollback", key, "{}");
+
+        // The method answered normally, but @Transactional rolled its work back (rollback-only):
+        // the answer must not be pinned to the key, since nothing happened.
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("nothing committed, nothing replayed").isEmpty();
+        assertThat(executions("rollback") - before).isEqualTo(2);
+    }
 }

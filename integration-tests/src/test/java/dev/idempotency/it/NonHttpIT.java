@@ -31,6 +31,7 @@ import dev.idempotency.it.consumers.Receipt;
 import dev.idempotency.it.consumers.Redeliveries;
 import dev.idempotency.it.consumers.SideEffects;
 import dev.idempotency.it.consumers.SingletonOrderConsumer;
+import dev.idempotency.it.consumers.TransactionalConsumer;
 import dev.idempotency.it.consumers.TtlPrecedence;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
@@ -57,7 +58,7 @@ class NonHttpIT {
                         EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
-                        Redeliveries.Delivery.class);
+                        Redeliveries.Delivery.class, TransactionalConsumer.class);
     }
 
     @ArquillianResource
@@ -139,5 +140,20 @@ class NonHttpIT {
         assertThat(after[0] - before[0]).as("global 2 s beats the annotation's 1 h: expired, ran again").isEqualTo(1);
         assertThat(after[1] - before[1]).as("class 1 h beats global 2 s: replayed").isZero();
         assertThat(after[2] - before[2]).as("method 2 s beats class 1 h: expired, ran again").isEqualTo(1);
+    }
+
+    @Test
+    void anOutcomeCountsOnlyOnceItsTransactionCommitted() {
+        String rolledBack = newKey();
+        int first = number(text(post("api/harness/transactional/" + rolledBack + "?rollback=true")), "count");
+        int second = number(text(post("api/harness/transactional/" + rolledBack + "?rollback=true")), "count");
+        assertThat(second - first).as("rolled back: the duplicate runs again").isEqualTo(1);
+
+        String committed = newKey();
+        String once = text(post("api/harness/transactional/" + committed + "?rollback=false"));
+        String twice = text(post("api/harness/transactional/" + committed + "?rollback=false"));
+        assertThat(number(twice, "result")).as("committed: the duplicate gets the stored result")
+                .isEqualTo(number(once, "result"));
+        assertThat(number(twice, "count")).isEqualTo(number(once, "count"));
     }
 }

@@ -89,6 +89,15 @@ public class ConsumerHarness {
         return Map.of("result", result, "count", effects.count(method));
     }
 
+    @Inject
+    TransactionalConsumer transactional;
+
+    @POST
+    @Path("transactional/{key}")
+    public Map<String, Integer> transactional(@PathParam("key") String key, @QueryParam("rollback") boolean rollback) {
+        return Map.of("result", transactional.charge(key, rollback), "count", effects.count("transactional"));
+    }
+
     @GET
     @Path("count/{variant}")
     public Map<String, Integer> count(@PathParam("variant") String variant) {

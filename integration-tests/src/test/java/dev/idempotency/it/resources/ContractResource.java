@@ -118,6 +118,20 @@ public class ContractResource {
         return run("fail-open");
     }
 
+    @jakarta.annotation.Resource
+    jakarta.transaction.TransactionSynchronizationRegistry transactions;
+
+    /** Returns normally, but its transaction rolls back at commit: nothing happened. */
+    @POST
+    @Path("rollback")
+    @Idempotent
+    @jakarta.transaction.Transactional
+    public String rollback(String body) {
+        String result = run("rollback");
+        transactions.setRollbackOnly();
+        return result;
+    }
+
     @POST
     @Path("stage")
     @Idempotent
