@@ -47,6 +47,12 @@ public class MethodInvocations {
     Instance<Principal> principal;
 
     private final ResultCodec codec = new ResultCodec();
+    private boolean principalResolvable;
+
+    @jakarta.annotation.PostConstruct
+    void resolvePrincipal() {
+        principalResolvable = principal.isResolvable(); // once: not a per-call look-up
+    }
 
     @PreDestroy
     void close() {
@@ -163,7 +169,7 @@ public class MethodInvocations {
 
     private Principal caller() {
         try {
-            return principal.isResolvable() ? principal.get() : null;
+            return principalResolvable ? principal.get() : null;
         } catch (RuntimeException e) {
             return null; // no security context on this thread (a timer, a message): anonymous
         }

@@ -1,30 +1,20 @@
 package dev.idempotency.jpa;
 
-import jakarta.persistence.EntityManagerFactory;
+/** The store contract on the real PostgreSQL at 127.0.0.1:5432 (database {@code test}). */
+class PostgreSqlStoreContractTest extends JpaStoreContractTest {
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
-
-/** The store contract on the real PostgreSQL at 127.0.0.1:5432 (database {@code test}), with the shipped DDL. */
-class PostgreSqlStoreContractTest extends IdempotencyStoreContractTest {
-
-    static EntityManagerFactory factory;
-
-    @BeforeAll
-    static void database() throws Exception {
-        factory = Databases.fresh("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "postgresql.sql");
-    }
-
-    @AfterAll
-    static void close() {
-        factory.close();
+    @Override
+    String url() {
+        return "jdbc:postgresql://127.0.0.1:5432/test";
     }
 
     @Override
-    protected IdempotencyStore createStore() {
-        return new JpaIdempotencyStore(new JpaRecords(new ResourceLocalTransactions(factory)));
+    String user() {
+        return "postgres";
+    }
+
+    @Override
+    String ddl() {
+        return "postgresql.sql";
     }
 }
