@@ -163,7 +163,7 @@ class HttpContractIT {
         long before = executions();
 
         CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(() -> http.postJson(PAYMENTS, key, slow));
-        Thread.sleep(700);
+        http.awaitCount(PAYMENTS + "/executions", before + 1);
         HttpResponse<byte[]> duplicate = http.postJson(PAYMENTS, key, slow);
 
         assertProblem(duplicate, 409, "request-in-progress");
@@ -363,7 +363,7 @@ class HttpContractIT {
 
         CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(
                 () -> http.postJson("api/contract/stage?delayMs=1500", key, "{}"));
-        Thread.sleep(500);
+        http.awaitCount("api/contract/count/stage", before + 1);
         assertProblem(http.postJson("api/contract/stage?delayMs=1500", key, "{}"), 409, "request-in-progress");
         assertThat(first.get().statusCode()).isEqualTo(201);
         HttpResponse<byte[]> retry = http.postJson("api/contract/stage?delayMs=1500", key, "{}");
@@ -384,7 +384,7 @@ class HttpContractIT {
 
         CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(
                 () -> http.postJson("api/contract/suspended?delayMs=1500", key, "{}"));
-        Thread.sleep(500);
+        http.awaitCount("api/contract/count/suspended", before + 1);
         assertProblem(http.postJson("api/contract/suspended?delayMs=1500", key, "{}"), 409, "request-in-progress");
         assertThat(first.get().statusCode()).isEqualTo(200);
         HttpResponse<byte[]> retry = http.postJson("api/contract/suspended?delayMs=1500", key, "{}");

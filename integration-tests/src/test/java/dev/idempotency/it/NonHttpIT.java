@@ -108,10 +108,11 @@ class NonHttpIT {
     @Test
     void aConflictReachingJaxRsIsA409Problem() throws Exception {
         String orderNo = newKey();
+        long before = http.count("api/harness/count/cdi");
         // This deployment's lease is 1 s: the first call must finish within it to be recorded.
         CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(
                 () -> post("api/harness/order/" + orderNo + "?delayMs=700"));
-        Thread.sleep(300);
+        http.awaitCount("api/harness/count/cdi", before + 1);
 
         HttpResponse<byte[]> duplicate = post("api/harness/order/" + orderNo + "?delayMs=700");
 

@@ -111,6 +111,28 @@ public final class Http {
     }
 
     /**
+     * Waits until a counter reaches a value: the slow first request has started, so a duplicate
+     * sent now meets its claim. Bounded; no fixed sleep that a loaded machine could outrun.
+     *
+     * @param path a path answering {@code {"count":N}}
+     * @param atLeast the value to reach
+     */
+    public void awaitCount(String path, long atLeast) {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+        while (count(path) < atLeast) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(path + " did not reach " + atLeast + " within 20 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
      * @param response a response
      * @return its body as UTF-8
      */
