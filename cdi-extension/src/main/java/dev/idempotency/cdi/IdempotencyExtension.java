@@ -99,7 +99,7 @@ public class IdempotencyExtension implements Extension {
     private void definePolicy(Class<?> beanClass, Method method) {
         boolean annotated = PolicyResolver.annotationOf(beanClass, method).isPresent();
         boolean keyed = KeyExtractor.hasKeyParameters(method);
-        String where = "bean " + beanClass.getName() + ", method " + method.getName();
+        String where = Messages.where(beanClass, method);
         if (!annotated) {
             if (keyed) {
                 throw new IdempotencyDefinitionException(Messages.keyWithoutIdempotent(where));
@@ -118,7 +118,7 @@ public class IdempotencyExtension implements Extension {
         } else if (method.isAnnotationPresent(Idempotent.class)) {
             // On a class, the annotation covers resource methods and keyed methods; on any other
             // method it would protect nothing, and silently doing nothing is the worst answer.
-            throw new IdempotencyDefinitionException(Messages.noKeySource(beanClass.getName(), method.getName()));
+            throw new IdempotencyDefinitionException(Messages.noKeySource(where));
         }
     }
 

@@ -63,7 +63,7 @@ public final class KeyExtractor {
      * @throws IdempotencyDefinitionException when a property path cannot be followed
      */
     public static KeyExtractor of(Class<?> beanClass, Method method, int maxLength) {
-        String where = "bean " + beanClass.getName() + ", method " + method.getName();
+        String where = Messages.where(beanClass, method);
         List<Part> parts = new ArrayList<>();
         Parameter[] parameters = method.getParameters();
         for (int i = 0; i < parameters.length; i++) {

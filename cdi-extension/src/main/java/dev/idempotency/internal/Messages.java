@@ -12,6 +12,15 @@ public final class Messages {
     private Messages() {
     }
 
+    /**
+     * @param beanClass a bean or resource class
+     * @param method one of its methods
+     * @return how messages name them: {@code bean <fqcn>, method <name>}
+     */
+    public static String where(Class<?> beanClass, java.lang.reflect.Method method) {
+        return "bean " + beanClass.getName() + ", method " + method.getName();
+    }
+
     // --- 01xx: deployment ---------------------------------------------------------------
 
     public static String invalidDuration(String where, String key, String value) {
@@ -50,8 +59,8 @@ public final class Messages {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }
 
-    public static String noKeySource(String bean, String method) {
-        return "IDEMP0109: bean " + bean + ", method " + method + ": @Idempotent has no key source; allowed: a JAX-RS"
+    public static String noKeySource(String where) {
+        return "IDEMP0109: " + where + ": @Idempotent has no key source; allowed: a JAX-RS"
                 + " resource method (the key comes from the Idempotency-Key header) or a method with @IdempotencyKey on"
                 + " one or more parameters";
     }

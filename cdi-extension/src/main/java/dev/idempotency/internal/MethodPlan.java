@@ -33,7 +33,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
      * @throws IdempotencyDefinitionException when a key path or the return type is unsupported
      */
     public static MethodPlan of(Class<?> beanClass, Method method, IdempotencyPolicy policy, int maxKeyLength) {
-        String where = "bean " + beanClass.getName() + ", method " + method.getName();
+        String where = Messages.where(beanClass, method);
         KeyExtractor keys = KeyExtractor.of(beanClass, method, maxKeyLength);
         ResultShape result = ResultShape.of(where, method);
         Set<Integer> keyIndices = keys.wholeKeyParameterIndices();

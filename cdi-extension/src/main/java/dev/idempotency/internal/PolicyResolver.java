@@ -83,7 +83,7 @@ public final class PolicyResolver {
         Members(Class<?> beanClass, Method method) {
             this.fqcn = beanClass.getName();
             this.methodName = method.getName();
-            this.where = "bean " + fqcn + ", method " + methodName;
+            this.where = Messages.where(beanClass, method);
         }
 
         Setting value(String member, String annotated) {

@@ -59,7 +59,7 @@ public class IdempotencyFeature implements DynamicFeature {
                 // The interceptor hands back a stage that completes after a failure released the
                 // key; it must fit the declared type.
                 throw new dev.idempotency.IdempotencyDefinitionException(Messages.unsupportedReturnType(
-                        "bean " + method.getDeclaringClass().getName() + ", method " + method.getName(),
+                        Messages.where(method.getDeclaringClass(), method),
                         method.getGenericReturnType().getTypeName(),
                         "only CompletionStage and CompletableFuture stages can be completed later"));
             }
