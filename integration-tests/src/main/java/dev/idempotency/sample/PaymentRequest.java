@@ -3,7 +3,9 @@ package dev.idempotency.sample;
 /**
  * A payment order, e.g. {@code {"orderId":"o-1","amount":1250,"currency":"EUR"}}. For demos and
  * tests, {@code delayMs} makes the handler sleep and {@code simulateStatus} makes it answer that
- * status instead of creating a payment.
+ * status instead of creating a payment; {@code failTimes} makes the first attempts of an order
+ * fail after the payment row was inserted (the transaction rolls back), to show that neither the
+ * row nor an idempotency record survives a failure.
  */
 public class PaymentRequest {
 
@@ -12,6 +14,7 @@ public class PaymentRequest {
     private String currency;
     private long delayMs;
     private Integer simulateStatus;
+    private int failTimes;
 
     public String getOrderId() {
         return orderId;
@@ -51,5 +54,13 @@ public class PaymentRequest {
 
     public void setSimulateStatus(Integer simulateStatus) {
         this.simulateStatus = simulateStatus;
+    }
+
+    public int getFailTimes() {
+        return failTimes;
+    }
+
+    public void setFailTimes(int failTimes) {
+        this.failTimes = failTimes;
     }
 }

@@ -1,11 +1,13 @@
 package dev.idempotency.sample;
 
 import java.security.Principal;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -13,6 +15,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.NewCookie;
@@ -40,7 +43,8 @@ public class PaymentResource {
     UriInfo uriInfo;
 
     /**
-     * Creates a payment: 201 with {@code Location} and the payment, a fresh id per execution.
+     * Creates a payment: 201 with {@code Location} and the payment, a fresh id per execution. One
+     * transaction holds the payment row and the idempotency record: both commit, or neither.
      *
      * @param request the order to pay
      * @return the created payment, or the simulated status
@@ -48,6 +52,7 @@ public class PaymentResource {
      */
     @POST
     @Idempotent
+    @Transactional
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response create(PaymentRequest request) throws InterruptedException {
@@ -64,6 +69,9 @@ public class PaymentResource {
         Payment payment = new Payment(UUID.randomUUID().toString(), request.getOrderId(), request.getAmount(),
                 request.getCurrency(), caller == null ? "anonymous" : caller.getName());
         ledger.add(payment);
+        if (ledger.attempt(request.getOrderId()) <= request.getFailTimes()) {
+            throw new PaymentFailedException(request.getOrderId());
+        }
         return Response.created(uriInfo.getAbsolutePathBuilder().path(payment.id()).build())
                 .cookie(new NewCookie.Builder("last-payment").value(payment.id()).path("/").build())
                 .entity(payment)
@@ -76,6 +84,16 @@ public class PaymentResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Long> executions() {
         return Map.of("count", ledger.executions());
+    }
+
+    /**
+     * @param orderId an order
+     * @return the rows of the {@code payment} table for that order
+     */
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    public List<Payment> byOrder(@QueryParam("orderId") String orderId) {
+        return ledger.byOrder(orderId);
     }
 
     /**

@@ -6,8 +6,9 @@ import java.util.Optional;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import jakarta.inject.Inject;
 
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -15,16 +16,18 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * An application-provided store (it wins over the default, as the SPI promises) that behaves like
- * the in-memory store until a test switches it "down": then every call fails like an unreachable
- * server would.
+ * An application-provided store (it wins over the store modules, as the SPI promises) that is
+ * the sample's JPA store (on PostgreSQL) until a test switches it "down": then every call fails
+ * like an unreachable server would.
  */
 @Alternative
 @Priority(1000)
 @ApplicationScoped
 public class SwitchableStore implements IdempotencyStore {
 
-    private final InMemoryIdempotencyStore delegate = new InMemoryIdempotencyStore(100_000, System::nanoTime);
+    @Inject
+    JpaIdempotencyStore delegate;
+
     private volatile boolean down;
 
     public void down(boolean down) {

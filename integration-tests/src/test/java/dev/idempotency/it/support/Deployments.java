@@ -4,13 +4,17 @@ import java.io.File;
 
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.jboss.shrinkwrap.api.importer.ZipImporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
 
-/** Test deployments: the sample application exactly as built, plus test-only parts. */
+/**
+ * Test deployments: the sample application exactly as built, on PostgreSQL instead of the
+ * server's default datasource, plus test-only parts.
+ */
 public final class Deployments {
 
     private static final String CONFIG = "WEB-INF/classes/META-INF/microprofile-config.properties";
+    private static final String PERSISTENCE = "WEB-INF/classes/META-INF/persistence.xml";
 
     private Deployments() {
     }
@@ -18,13 +22,18 @@ public final class Deployments {
     /**
      * @param name the archive name (the context root)
      * @param config the microprofile-config.properties to use instead of the sample's
-     * @return the sample WAR built by this module, with that config
+     * @return the sample WAR built by this module, with that config, its persistence unit on
+     *     PostgreSQL ({@link PostgreSqlDataSource}, the driver in WEB-INF/lib)
      */
     public static WebArchive sampleApp(String name, String config) {
         File war = new File(System.getProperty("sample.war", "target/payments.war"));
         WebArchive archive = ShrinkWrap.create(ZipImporter.class, name + ".war").importFrom(war).as(WebArchive.class);
         archive.delete(CONFIG);
         archive.add(new StringAsset(config), CONFIG);
+        archive.delete(PERSISTENCE);
+        archive.addAsResource("postgresql/persistence.xml", "META-INF/persistence.xml");
+        archive.addClass(PostgreSqlDataSource.class);
+        archive.addAsLibrary(new File(System.getProperty("postgresql.driver", "target/postgresql.jar")));
         return archive;
     }
 }
