@@ -9,7 +9,9 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.internal.HttpClaim;
+import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.MethodPlan;
 
 /**
@@ -54,6 +56,8 @@ public class IdempotencyInterceptor {
             claim.release();
             throw e;
         }
+        boolean markable = runtime.transactions().active() && !(result instanceof CompletionStage<?>)
+                && !claim.releasedBy(result);
         // A rollback after this point (the commit fails) means nothing happened: release, whatever
         // answer an exception mapper then makes of it.
         runtime.transactions().whenTransactionEnds(committed -> {
@@ -61,6 +65,13 @@ public class IdempotencyInterceptor {
                 claim.release();
             }
         });
+        // The response is stored after the commit: mark the work done inside the transaction, so
+        // that a node stopping in between never lets a retry run it again. If another request
+        // took the key over (our lease ran out), this transaction must not commit.
+        if (markable && !claim.markExecuted()) {
+            throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(claim.policy().endpoint(),
+                    claim.keyForLog()));
+        }
         if (result instanceof CompletionStage<?> stage) {
             // Hand the container a stage that completes only after a failure released the claim:
             // dependants of the original stage run in no set order, and a retry must not see it held.

@@ -147,8 +147,10 @@ public class MethodInvocations {
         IdempotencyException refusal = null;
         if (!record.fingerprint().equals(fingerprint)) {
             refusal = new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
-        } else if (record.state() == RecordState.IN_PROGRESS) {
+        } else if (record.state() == RecordState.IN_PROGRESS || record.state() == RecordState.EXECUTED) {
             refusal = new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
+        } else if (record.state() == RecordState.OUTCOME_LOST) {
+            refusal = new IdempotencyException(Messages.resultLost(plan.where(), keyHash));
         } else if (!record.outcome().bodyStored()) {
             refusal = new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));
         }

@@ -2,6 +2,8 @@ package dev.idempotency.internal;
 
 import java.lang.reflect.Method;
 
+import jakarta.ws.rs.core.Response;
+
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -48,6 +50,16 @@ public final class HttpClaim extends OwnedClaim {
     /** @return whether the resource method was entered */
     public boolean entered() {
         return entered;
+    }
+
+    /**
+     * @param result what the resource method returned
+     * @return whether that answer releases the claim: a 5xx {@link Response} on an endpoint that
+     *     does not pin server errors says "this failed, run it again", so the work is not marked
+     *     executed even if its transaction commits
+     */
+    public boolean releasedBy(Object result) {
+        return result instanceof Response response && response.getStatus() >= 500 && !policy().pinServerErrors();
     }
 
     /** @return the response status noted by the response filter */

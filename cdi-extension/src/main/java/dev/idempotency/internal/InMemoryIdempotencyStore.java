@@ -102,7 +102,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         ClaimResult[] result = new ClaimResult[1];
         entries.compute(key, (k, current) -> {
             if (current != null && !current.expiredAt(now)) {
-                result[0] = new ClaimResult.Existing(current.toRecord(k));
+                result[0] = new ClaimResult.Existing(current.toRecord(k, now));
                 return current;
             }
             if (current == null && live.getAndUpdate(n -> n < maxEntries ? n + 1 : n) >= maxEntries) {
@@ -110,7 +110,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             String owner = UUID.randomUUID().toString();
             result[0] = new ClaimResult.Acquired(owner, current != null && current.state == RecordState.IN_PROGRESS);
-            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + lease.toNanos());
+            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + lease.toNanos(), 0);
         });
         return result[0];
     }
@@ -118,24 +118,33 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         Objects.requireNonNull(outcome, "outcome");
-        return changeIfOwned(key, owner, (current, now) ->
-                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos()));
+        return changeIfOwned(key, owner, true, (current, now) ->
+                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos(), 0));
+    }
+
+    @Override
+    public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        return changeIfOwned(key, owner, false, (current, now) -> new Entry(RecordState.EXECUTED, current.fingerprint,
+                owner, null, now + retention.toNanos(), now + lease.toNanos()));
     }
 
     @Override
     public boolean release(String key, String owner) {
-        return changeIfOwned(key, owner, (current, now) -> {
+        return changeIfOwned(key, owner, false, (current, now) -> {
             live.decrementAndGet();
             return null;
         });
     }
 
-    /** Applies a change to the record only while {@code owner} holds its live claim; true if it did. */
-    private boolean changeIfOwned(String key, String owner, BiFunction<Entry, Long, Entry> change) {
+    /**
+     * Applies a change to the record only while {@code owner} holds its live in-progress claim (or,
+     * if {@code orExecuted}, its executed record); true if it did.
+     */
+    private boolean changeIfOwned(String key, String owner, boolean orExecuted, BiFunction<Entry, Long, Entry> change) {
         long now = nanoClock.getAsLong();
         boolean[] done = new boolean[1];
         entries.computeIfPresent(key, (k, current) -> {
-            if (!current.ownedBy(owner, now)) {
+            if (!current.ownedBy(owner, now, orExecuted)) {
                 return current;
             }
             done[0] = true;
@@ -147,7 +156,8 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         Entry entry = entries.get(key);
-        return entry == null || entry.expiredAt(nanoClock.getAsLong()) ? Optional.empty() : Optional.of(entry.toRecord(key));
+        long now = nanoClock.getAsLong();
+        return entry == null || entry.expiredAt(now) ? Optional.empty() : Optional.of(entry.toRecord(key, now));
     }
 
     /** Removes expired records, at most once a second, or every 100 ms while the store is full. */
@@ -177,24 +187,32 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         final String owner;
         final StoredOutcome outcome;
         final long expiresAtNanos;
+        /** EXECUTED only: when the outcome counts as lost. */
+        final long outcomeDueNanos;
 
-        Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos) {
+        Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos,
+                long outcomeDueNanos) {
             this.state = state;
             this.fingerprint = fingerprint;
             this.owner = owner;
             this.outcome = outcome;
             this.expiresAtNanos = expiresAtNanos;
+            this.outcomeDueNanos = outcomeDueNanos;
         }
 
         boolean expiredAt(long now) {
             return now - expiresAtNanos >= 0;
         }
 
-        boolean ownedBy(String candidate, long now) {
-            return state == RecordState.IN_PROGRESS && owner.equals(candidate) && !expiredAt(now);
+        boolean ownedBy(String candidate, long now, boolean orExecuted) {
+            boolean claimState = state == RecordState.IN_PROGRESS || (orExecuted && state == RecordState.EXECUTED);
+            return claimState && owner.equals(candidate) && !expiredAt(now);
         }
 
-        IdempotencyRecord toRecord(String key) {
+        IdempotencyRecord toRecord(String key, long now) {
+            if (state == RecordState.EXECUTED && now - outcomeDueNanos >= 0) {
+                return IdempotencyRecord.outcomeLost(key, fingerprint);
+            }
             return new IdempotencyRecord(key, state, fingerprint, outcome);
         }
     }

@@ -142,6 +142,24 @@ public final class Messages {
                 + " completed but duplicates get IdempotencyException instead of a replayed value";
     }
 
+    public static String resultLost(String where, String keyHash) {
+        return "IDEMP0310: " + where + ": the call with this key (hash " + keyHash + ") committed, but its result never"
+                + " reached the idempotency store (the node stopped in between); it is not executed again";
+    }
+
+    public static String responseLostAfterCommit(String endpoint, String keyHash) {
+        return "IDEMP0408: " + endpoint + ": the work for key hash " + keyHash + " committed, but its response could"
+                + " not be stored (it failed while being written); retries with this key get 410 response-lost once"
+                + " the lease ran out, and the work is not executed again";
+    }
+
+    public static String ownershipLostBeforeCommit(String endpoint, String keyHash) {
+        return "IDEMP0407: " + endpoint + ": the claim for key hash " + keyHash
+                + " was no longer owned when the method's transaction was about to commit (the lease ran out and"
+                + " another request took the key over); the transaction is rolled back. Raise the lease above the"
+                + " slowest execution";
+    }
+
     public static String resultNotStored(String where, String keyHash) {
         return "IDEMP0309: " + where + ": the call with this key (hash " + keyHash + ") completed, but its result could not"
                 + " be stored; it is not executed again";

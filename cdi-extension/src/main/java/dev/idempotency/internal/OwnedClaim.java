@@ -23,6 +23,7 @@ public class OwnedClaim {
     private final String key;
     private final String owner;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
+    private volatile boolean executed;
 
     /**
      * @param store where the claim lives
@@ -53,6 +54,34 @@ public class OwnedClaim {
     }
 
     /**
+     * Records, inside the caller's transaction, that the work committed with it (see
+     * {@link IdempotencyStore#markExecuted}). Store failures are thrown: the caller's transaction
+     * must then roll back, as it must when this returns {@code false}.
+     *
+     * @return {@code true} if marked (or nothing is open to mark); {@code false} if the claim is
+     *     no longer owned (the lease ran out and another caller took the key over)
+     */
+    public boolean markExecuted() {
+        if (!isOpen()) {
+            return true;
+        }
+        if (!store.markExecuted(key, owner, policy.lease(), policy.ttl())) {
+            LOG.warning(Messages.ownershipLostBeforeCommit(policy.endpoint(), keyForLog()));
+            return false;
+        }
+        executed = true;
+        return true;
+    }
+
+    /**
+     * @return whether {@link #markExecuted} recorded the work as committed: the claim can then only
+     *     be completed (releasing it would let a retry run the work twice)
+     */
+    public boolean executed() {
+        return executed;
+    }
+
+    /**
      * Stores the outcome, if the claim is still open.
      *
      * @param outcome what retries get
@@ -78,6 +107,12 @@ public class OwnedClaim {
     public boolean release() {
         if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
             return false;
+        }
+        if (executed) {
+            // The work committed: the store keeps the record (retries are told the response was
+            // lost) instead of letting one run it again.
+            LOG.warning(Messages.responseLostAfterCommit(policy.endpoint(), keyForLog()));
+            return true;
         }
         try {
             store.release(key, owner);

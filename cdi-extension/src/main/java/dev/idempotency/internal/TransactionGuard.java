@@ -47,6 +47,12 @@ public final class TransactionGuard {
         return true;
     }
 
+    /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
+    public boolean active() {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions != null && transactions.getTransactionStatus() == Status.STATUS_ACTIVE;
+    }
+
     private TransactionSynchronizationRegistry registry() {
         TransactionSynchronizationRegistry found = registry;
         if (found != null || absent) {

@@ -23,7 +23,6 @@ import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -116,10 +115,20 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return ProblemResponses.of(IdempotencyProblem.KEY_REUSED,
                     "This Idempotency-Key was used with a different request (body, method, path or query).");
         }
-        if (existing.state() == RecordState.IN_PROGRESS) {
-            return ProblemResponses.retryable(IdempotencyProblem.REQUEST_IN_PROGRESS,
-                    "A request with this Idempotency-Key is still being processed. Retry later.",
-                    settings.retryAfterSeconds());
+        switch (existing.state()) {
+            case IN_PROGRESS, EXECUTED -> {
+                return ProblemResponses.retryable(IdempotencyProblem.REQUEST_IN_PROGRESS,
+                        "A request with this Idempotency-Key is still being processed. Retry later.",
+                        settings.retryAfterSeconds());
+            }
+            case OUTCOME_LOST -> {
+                return ProblemResponses.of(IdempotencyProblem.RESPONSE_LOST,
+                        "The request with this Idempotency-Key was executed, but its response was lost before it"
+                                + " could be stored. It will not be executed again.");
+            }
+            case COMPLETED -> {
+                // replayed below
+            }
         }
         StoredOutcome outcome = existing.outcome();
         if (!outcome.bodyStored()) {

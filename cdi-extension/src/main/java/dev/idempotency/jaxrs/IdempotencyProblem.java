@@ -18,6 +18,11 @@ public enum IdempotencyProblem {
     REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */
     RESPONSE_NOT_STORED(410, "Gone", "response-not-stored", "The response for this Idempotency-Key was not stored"),
+    /**
+     * 410: the first request's work committed, but its response was lost before it could be kept
+     * (the server stopped in between); it is not run again.
+     */
+    RESPONSE_LOST(410, "Gone", "response-lost", "The response for this Idempotency-Key was lost"),
     /** 413: the body is larger than {@code idempotency.max-request-body-size}; nothing was run. */
     REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request body too large for an idempotent request"),
     /** 422: the key was used before with another request (body, method, path or query). */

@@ -17,8 +17,9 @@ import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * The response side of the contract. A 5xx answer releases the claim (unless pinned), and so does
- * an answer given before the resource method ran (when the interceptor can tell); any other
+ * The response side of the contract. A 5xx answer releases the claim (unless pinned, or the work
+ * was marked executed in its committed transaction: then it is stored), and so does an answer
+ * given before the resource method ran (when the interceptor can tell); any other
  * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
  * exact body bytes back until the outcome is stored, then sends them.
  */
@@ -49,7 +50,7 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
             // key. Only errors: an instance CDI did not create (Application.getSingletons()) runs
             // unseen by the interceptor, and its success must still be recorded.
             claim.release();
-        } else if (status >= 500 && !claim.policy().pinServerErrors()) {
+        } else if (status >= 500 && !claim.policy().pinServerErrors() && !claim.executed()) {
             if (!claim.asyncEndpoint()) {
                 claim.release();
             }

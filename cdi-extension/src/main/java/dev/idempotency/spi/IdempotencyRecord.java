@@ -6,13 +6,13 @@ import java.util.Objects;
  * A live record as a store reports it.
  *
  * @param key the scoped, hashed key
- * @param state in progress or completed
+ * @param state see {@link RecordState}
  * @param fingerprint the fingerprint of the request that claimed the key
  * @param outcome the stored outcome; {@code null} unless {@link RecordState#COMPLETED}
  */
 public record IdempotencyRecord(String key, RecordState state, String fingerprint, StoredOutcome outcome) {
 
-    /** Checks that a completed record has an outcome and an in-progress one has none. */
+    /** Checks that a completed record has an outcome and the others have none. */
     public IdempotencyRecord {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(state, "state");
@@ -29,6 +29,24 @@ public record IdempotencyRecord(String key, RecordState state, String fingerprin
      */
     public static IdempotencyRecord inProgress(String key, String fingerprint) {
         return new IdempotencyRecord(key, RecordState.IN_PROGRESS, fingerprint, null);
+    }
+
+    /**
+     * @param key the scoped, hashed key
+     * @param fingerprint the claimer's fingerprint
+     * @return a record whose work committed and whose outcome is being stored
+     */
+    public static IdempotencyRecord executed(String key, String fingerprint) {
+        return new IdempotencyRecord(key, RecordState.EXECUTED, fingerprint, null);
+    }
+
+    /**
+     * @param key the scoped, hashed key
+     * @param fingerprint the claimer's fingerprint
+     * @return a record whose work committed and whose outcome never arrived
+     */
+    public static IdempotencyRecord outcomeLost(String key, String fingerprint) {
+        return new IdempotencyRecord(key, RecordState.OUTCOME_LOST, fingerprint, null);
     }
 
     /**

@@ -16,7 +16,15 @@ import java.util.Optional;
  * either {@link #complete completes} it (COMPLETED, kept for the retention) or
  * {@link #release releases} it (gone, so a retry runs again). An IN_PROGRESS record whose lease
  * ran out (its owner crashed) can be claimed again; the new claim gets a new owner token, and the
- * old owner's complete and release then fail. Expiry is judged by the store's own clock
+ * old owner's complete and release then fail.
+ *
+ * <p><b>The effect committed, the outcome not yet stored.</b> An HTTP resource method's
+ * transaction commits before its response is serialised. So that a node stopping in between
+ * cannot lead to a second execution, the owner calls {@link #markExecuted} inside the business
+ * transaction: the record becomes EXECUTED together with the business rows, is never claimed
+ * again, and {@link #complete} stores the response after the commit. If the outcome never comes,
+ * the store reports the record as OUTCOME_LOST once the lease given to {@code markExecuted} ran
+ * out, until its retention ends. Expiry is judged by the store's own clock
  * (Infinispan lifespan, the database's {@code CURRENT_TIMESTAMP}, the JVM's monotonic clock
  * for the in-memory store), never by comparing application nodes' clocks.
  *
@@ -56,11 +64,37 @@ public interface IdempotencyStore {
      * @param owner the owner token returned by {@link #claim}
      * @param outcome what to replay to retries
      * @param retention how long to keep the completed record
-     * @return {@code true} if the caller still owned the claim and the outcome is stored;
-     *     {@code false} if it did not (lease ran out, taken over, released): nothing changed
+     * @return {@code true} if the caller still owned the claim (in progress within its lease, or
+     *     {@link #markExecuted executed}) and the outcome is stored; {@code false} if it did not
+     *     (lease ran out, taken over, released): nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
      */
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention);
+
+    /**
+     * Records that the work under a claim committed, before its outcome is known. Called inside
+     * the caller's transaction, when there is one: a store that can join it (JPA) makes the mark
+     * and the business rows commit or roll back together; a store that cannot records it at once,
+     * which still closes the window but for the commit itself. From then on the key is never
+     * claimed again, {@link #release} refuses, and {@link #complete} stores the outcome whatever
+     * the lease.
+     *
+     * <p>The default implementation records nothing and returns {@code true}: a store written
+     * before this method existed keeps its old behaviour (the window between the commit and
+     * {@link #complete} stays open; a retry in it may run again once the lease ran out).
+     *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @param lease how long to wait for the outcome before reporting it lost
+     * @param retention how long to keep the record if the outcome never comes
+     * @return {@code true} if the caller owned the live in-progress claim and it is now EXECUTED;
+     *     {@code false} if it did not (lease ran out and was taken over, released): nothing
+     *     changed, and the caller must roll its work back
+     * @throws IdempotencyStoreException when the store cannot answer
+     */
+    default boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        return true;
+    }
 
     /**
      * Releases a claim so that a retry runs again (the execution failed).
@@ -68,7 +102,8 @@ public interface IdempotencyStore {
      * @param key the scoped, hashed key
      * @param owner the owner token returned by {@link #claim}
      * @return {@code true} if the caller owned the in-progress claim and it is gone;
-     *     {@code false} if it did not own it: nothing changed
+     *     {@code false} if it did not own it, or the work was {@link #markExecuted marked
+     *     executed}: nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
      */
     boolean release(String key, String owner);

@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,11 +27,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
+import dev.idempotency.it.support.PaymentsDatabase;
 
 /**
  * The seeds' "fire identical requests at once" check, on the sample app: 50 concurrent identical
- * requests with one key run the payment exactly once; every other answer is a 409 or a
- * byte-identical replay; never a 5xx.
+ * requests with one key run the payment exactly once (one row in PostgreSQL's payment table);
+ * every other answer is a 409 or a byte-identical replay; never a 5xx.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -62,7 +64,12 @@ class ConcurrentRetriesIT {
     }
 
     /** What one storm produced. */
-    record Storm(long executions, int created, int replays, int conflicts, int others) {
+    record Storm(long executions, long paymentRows, int created, int replays, int conflicts, int others) {
+    }
+
+    /** @return a payment order for an order id no other storm uses */
+    static String order(long amount, String extra) {
+        return "{\"orderId\":\"o-storm-" + UUID.randomUUID() + "\",\"amount\":" + amount + ",\"currency\":\"EUR\"" + extra + "}";
     }
 
     Storm storm(String key, String body) throws Exception {
@@ -101,15 +108,18 @@ class ConcurrentRetriesIT {
         }
         // A retry after the storm always gets the original bytes.
         assertThat(http.postJson(PAYMENTS, key, body).body()).isEqualTo(original);
-        return new Storm(http.count(PAYMENTS + "/executions") - before, created, replays, conflicts, others);
+        String orderId = body.replaceAll(".*\"orderId\":\"([^\"]+)\".*", "$1");
+        return new Storm(http.count(PAYMENTS + "/executions") - before, PaymentsDatabase.paymentRows(orderId), created,
+                replays, conflicts, others);
     }
 
     @Test
     void fiftyIdenticalRequestsAtOnceRunThePaymentOnce() throws Exception {
-        Storm storm = storm(newKey(), "{\"orderId\":\"o-storm\",\"amount\":500,\"currency\":\"EUR\",\"delayMs\":300}");
+        Storm storm = storm(newKey(), order(500, ",\"delayMs\":300"));
 
         System.out.println("storm(1 key, " + CONCURRENT + " requests): " + storm);
         assertThat(storm.executions()).isEqualTo(1);
+        assertThat(storm.paymentRows()).as("rows in PostgreSQL's payment table").isEqualTo(1);
         assertThat(storm.created()).isEqualTo(1);
         assertThat(storm.others()).as("neither 5xx nor a differing body").isZero();
         assertThat(storm.replays() + storm.conflicts()).isEqualTo(CONCURRENT - 1);
@@ -121,8 +131,9 @@ class ConcurrentRetriesIT {
         int conflicts = 0;
         for (int k = 0; k < 10; k++) {
             // no delay: the claim race itself decides
-            Storm storm = storm(newKey(), "{\"orderId\":\"o-" + k + "\",\"amount\":" + (100 + k) + ",\"currency\":\"EUR\"}");
+            Storm storm = storm(newKey(), order(100 + k, ""));
             assertThat(storm.executions()).as("key " + k).isEqualTo(1);
+            assertThat(storm.paymentRows()).as("key " + k).isEqualTo(1);
             assertThat(storm.created()).isEqualTo(1);
             assertThat(storm.others()).isZero();
             replays += storm.replays();

@@ -59,6 +59,11 @@ public class JpaIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        return records.markExecuted(key, owner, lease, retention);
+    }
+
+    @Override
     public boolean release(String key, String owner) {
         return records.release(key, owner);
     }

@@ -25,6 +25,7 @@ import dev.idempotency.spi.StoredOutcome;
 public final class JpaRecords {
 
     static final String IN_PROGRESS = "IN_PROGRESS";
+    static final String EXECUTED = "EXECUTED";
     static final String COMPLETED = "COMPLETED";
 
     /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
@@ -86,7 +87,7 @@ public final class JpaRecords {
             return null;
         }
         if (!expired(row, now)) {
-            return new ClaimResult.Existing(toRecord(row));
+            return new ClaimResult.Existing(toRecord(row, now));
         }
         String owner = UUID.randomUUID().toString();
         int taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
@@ -102,7 +103,7 @@ public final class JpaRecords {
         }
         em.clear();
         IdempotencyRecordEntity winner = em.find(IdempotencyRecordEntity.class, key);
-        return winner == null ? null : new ClaimResult.Existing(toRecord(winner));
+        return winner == null ? null : new ClaimResult.Existing(toRecord(winner, now));
     }
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction. */
@@ -113,16 +114,38 @@ public final class JpaRecords {
                 return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
                         + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
                         + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
-                        + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
+                        + " WHERE r.key = :key AND r.owner = :owner AND ((r.state = :inProgress AND r.leaseEnd > :now)"
+                        + " OR (r.state = :executed AND r.expiresAt > :now))")
                         .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
                         .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
                         .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
                         .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
-                        .setParameter("inProgress", IN_PROGRESS)
+                        .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
                         .executeUpdate() == 1;
             });
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("complete failed: the database did not answer", e);
+        }
+    }
+
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#markExecuted}: joins the caller's
+     * transaction, so that the mark commits with the business rows or not at all.
+     */
+    public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        try {
+            return transactions.inCallerTransaction(em -> {
+                LocalDateTime now = databaseNow(em);
+                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
+                        + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
+                        + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
+                        .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
+                        .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
+                        .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
+                        .executeUpdate() == 1;
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("marking the work executed failed: the database did not answer", e);
         }
     }
 
@@ -131,6 +154,7 @@ public final class JpaRecords {
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = databaseNow(em);
+                // Never an EXECUTED record: its work committed, a retry must not run it again.
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
                         + " AND r.state = :inProgress AND r.leaseEnd > :now")
                         .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
@@ -148,7 +172,7 @@ public final class JpaRecords {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = databaseNow(em);
                 IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
-                return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row));
+                return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("find failed: the database did not answer", e);
@@ -156,7 +180,7 @@ public final class JpaRecords {
     }
 
     /**
-     * Deletes one batch of dead records: completed ones past their expiry, and in-progress claims
+     * Deletes one batch of dead records: completed (and executed) ones past their expiry, and in-progress claims
      * whose lease ended more than {@code abandonedAfter} ago. A live record is never deleted: the
      * DELETE repeats the conditions, so several nodes purging at once only share the work.
      *
@@ -170,9 +194,10 @@ public final class JpaRecords {
                 LocalDateTime now = databaseNow(em);
                 LocalDateTime abandonedBefore = now.minus(abandonedAfter);
                 List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE"
-                        + " (r.state = :completed AND r.expiresAt <= :now)"
+                        + " (r.state IN (:completed, :executed) AND r.expiresAt <= :now)"
                         + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore)", String.class)
-                        .setParameter("completed", COMPLETED).setParameter("inProgress", IN_PROGRESS)
+                        .setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
+                        .setParameter("inProgress", IN_PROGRESS)
                         .setParameter("now", now).setParameter("abandonedBefore", abandonedBefore)
                         .setMaxResults(batchSize)
                         .getResultList();
@@ -180,9 +205,9 @@ public final class JpaRecords {
                     return 0;
                 }
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND"
-                        + " ((r.state = :completed AND r.expiresAt <= :now)"
+                        + " ((r.state IN (:completed, :executed) AND r.expiresAt <= :now)"
                         + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore))")
-                        .setParameter("keys", keys).setParameter("completed", COMPLETED)
+                        .setParameter("keys", keys).setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
                         .setParameter("inProgress", IN_PROGRESS).setParameter("now", now)
                         .setParameter("abandonedBefore", abandonedBefore)
                         .executeUpdate();
@@ -213,7 +238,7 @@ public final class JpaRecords {
     }
 
     private static boolean expired(IdempotencyRecordEntity row, LocalDateTime now) {
-        LocalDateTime end = COMPLETED.equals(row.state()) ? row.expiresAt() : row.leaseEnd();
+        LocalDateTime end = IN_PROGRESS.equals(row.state()) ? row.leaseEnd() : row.expiresAt();
         return !end.isAfter(now);
     }
 
@@ -229,9 +254,13 @@ public final class JpaRecords {
         throw new IllegalStateException("the database answered LOCALTIMESTAMP with " + now.getClass().getName());
     }
 
-    private static IdempotencyRecord toRecord(IdempotencyRecordEntity row) {
-        if (!COMPLETED.equals(row.state())) {
+    private static IdempotencyRecord toRecord(IdempotencyRecordEntity row, LocalDateTime now) {
+        if (IN_PROGRESS.equals(row.state())) {
             return IdempotencyRecord.inProgress(row.key(), row.fingerprint());
+        }
+        if (EXECUTED.equals(row.state())) {
+            return row.leaseEnd().isAfter(now) ? IdempotencyRecord.executed(row.key(), row.fingerprint())
+                    : IdempotencyRecord.outcomeLost(row.key(), row.fingerprint());
         }
         Map<String, List<String>> headers = decode(row.outcomeHeaders());
         StoredOutcome outcome = Boolean.TRUE.equals(row.bodyStored())

@@ -255,6 +255,67 @@ public abstract class IdempotencyStoreContractTest {
     }
 
     @Test
+    void anExecutedRecordIsNeverClaimedAgainNorReleasedAndItsOwnerCompletesIt() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+
+        assertThat(store.markExecuted(key, owner, LONG, LONG)).isTrue();
+
+        ClaimResult retry = store.claim(key, "fp", LONG);
+        assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) retry).record().state()).isEqualTo(RecordState.EXECUTED);
+        assertThat(store.release(key, owner)).as("its work committed: a retry must not run it again").isFalse();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.EXECUTED);
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+    }
+
+    @Test
+    void onlyTheOwnerOfALiveClaimCanMarkItExecuted() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        assertThat(store.markExecuted(key, "someone-else", LONG, LONG)).isFalse();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.IN_PROGRESS);
+
+        store.complete(key, owner, sampleOutcome(), LONG);
+        assertThat(store.markExecuted(key, owner, LONG, LONG)).as("already completed").isFalse();
+
+        String late = freshKey();
+        String slow = acquire(late, "fp", shortDuration());
+        elapse(shortDuration());
+        String newOwner = ((ClaimResult.Acquired) store.claim(late, "fp", LONG)).owner();
+        assertThat(store.markExecuted(late, slow, LONG, LONG)).as("taken over after its lease").isFalse();
+        assertThat(store.markExecuted(late, newOwner, LONG, LONG)).isTrue();
+    }
+
+    @Test
+    void anExecutedRecordWhoseOutcomeNeverCameIsReportedLostAndStillNotClaimed() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        store.markExecuted(key, owner, shortDuration(), LONG);
+
+        elapse(shortDuration());
+
+        ClaimResult retry = store.claim(key, "fp", LONG);
+        assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) retry).record().state()).isEqualTo(RecordState.OUTCOME_LOST);
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).as("a late outcome is still welcome").isTrue();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void anExecutedRecordExpiresAfterItsRetention() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        store.markExecuted(key, owner, shortDuration(), shortDuration());
+
+        elapse(shortDuration());
+
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.claim(key, "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
     void unknownKeysAreNotFound() {
         assertThat(store.find(freshKey())).isEmpty();
     }

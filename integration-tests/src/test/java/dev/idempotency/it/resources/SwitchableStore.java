@@ -53,6 +53,12 @@ public class SwitchableStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        check();
+        return delegate.markExecuted(key, owner, lease, retention);
+    }
+
+    @Override
     public boolean release(String key, String owner) {
         check();
         return delegate.release(key, owner);

@@ -1,0 +1,146 @@
+package dev.idempotency.it;
+
+import static dev.idempotency.it.HttpContractIT.assertProblem;
+import static dev.idempotency.it.support.Http.newKey;
+import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
+import static dev.idempotency.it.support.PaymentsDatabase.recordState;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.idempotency.it.resources.AtomicityResource;
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.Http;
+
+/**
+ * The JPA store's guarantee, checked in PostgreSQL itself: the payment rows and the idempotency
+ * record commit together or not at all. A failure leaves neither; a lost response never lets a
+ * retry pay twice; a handler that outlived its lease cannot commit over the request that took the
+ * key over.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class AtomicCompletionIT {
+
+    static final String PAYMENTS = "api/payments";
+    static final String PAYMENTS_ENDPOINT = "dev.idempotency.sample.PaymentResource#create";
+    static final String RECEIPT = "api/atomicity/receipt";
+    static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt";
+    static final String SLOW_FIRST = "api/atomicity/slow-first";
+    static final Duration LEASE = Duration.ofSeconds(2);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.sampleApp("atomic", String.join("\n",
+                AtomicityResource.class.getName() + "/Idempotent/lease=" + LEASE))
+                .addClasses(AtomicityResource.class, AtomicityResource.Receipt.class, AtomicityResource.BrokenWriter.class);
+    }
+
+    @ArquillianResource
+    URL url;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(url);
+    }
+
+    static String order(String extra) {
+        return "{\"orderId\":\"o-atomic-" + UUID.randomUUID() + "\",\"amount\":700,\"currency\":\"EUR\"" + extra + "}";
+    }
+
+    static String orderId(String body) {
+        return body.replaceAll(".*\"orderId\":\"([^\"]+)\".*", "$1");
+    }
+
+    @Test
+    void aHandlerThatFailsAfterInsertingLeavesNeitherTheRowNorARecordAndItsRetryInsertsOne() {
+        String key = newKey();
+        String body = order(",\"failTimes\":1");
+
+        HttpResponse<byte[]> failed = http.postJson(PAYMENTS, key, body);
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(paymentRows(orderId(body))).as("the inserted row rolled back").isZero();
+        assertThat(recordState(PAYMENTS_ENDPOINT, null, key)).as("no record: the claim was released").isEmpty();
+
+        HttpResponse<byte[]> retried = http.postJson(PAYMENTS, key, body);
+
+        assertThat(retried.statusCode()).isEqualTo(201);
+        assertThat(paymentRows(orderId(body))).isEqualTo(1);
+        assertThat(recordState(PAYMENTS_ENDPOINT, null, key)).contains("COMPLETED");
+        HttpResponse<byte[]> replayed = http.postJson(PAYMENTS, key, body);
+        assertThat(replayed.body()).isEqualTo(retried.body());
+        assertThat(paymentRows(orderId(body))).isEqualTo(1);
+    }
+
+    @Test
+    void aResponseLostAfterTheCommitNeverLetsARetryRunTheWorkAgain() throws Exception {
+        String key = newKey();
+        String body = order("");
+
+        try {
+            http.postJson(RECEIPT, key, body);
+        } catch (IllegalStateException brokenConnection) {
+            // the response may be a 500 or no response at all: either way it is lost
+        }
+
+        assertThat(paymentRows(orderId(body))).as("the work committed").isEqualTo(1);
+        assertThat(recordState(RECEIPT_ENDPOINT, null, key)).as("marked in the same transaction").contains("EXECUTED");
+        assertProblem(http.postJson(RECEIPT, key, body), 409, "request-in-progress");
+
+        // Once the lease given for storing the response ran out, the answer is final.
+        HttpResponse<byte[]> answer = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            answer = http.postJson(RECEIPT, key, body);
+            if (answer.statusCode() != 409) {
+                break;
+            }
+            Thread.sleep(250);
+        }
+        assertProblem(answer, 410, "response-lost");
+        assertThat(paymentRows(orderId(body))).as("never paid twice").isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerThatOutlivesItsLeaseRollsBackWhenAnotherRequestTookTheKeyOver() throws Exception {
+        String key = newKey();
+        String body = order(",\"delayMs\":" + LEASE.multipliedBy(2).toMillis());
+        long before = http.count(PAYMENTS + "/executions");
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        try {
+            Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
+            http.awaitCount(PAYMENTS + "/executions", before + 1);
+            Thread.sleep(LEASE.toMillis() + 500); // the slow one's lease ran out; it is still running
+
+            HttpResponse<byte[]> takeover = http.postJson(SLOW_FIRST, key, body);
+            HttpResponse<byte[]> first = slow.get(60, TimeUnit.SECONDS);
+
+            assertThat(takeover.statusCode()).as(new String(takeover.body())).isEqualTo(200);
+            assertProblem(first, 409, "request-in-progress");
+            assertThat(http.count(PAYMENTS + "/executions") - before).as("both ran").isEqualTo(2);
+            assertThat(paymentRows(orderId(body))).as("only the owner's work committed").isEqualTo(1);
+            assertThat(http.postJson(SLOW_FIRST, key, body).body()).isEqualTo(takeover.body());
+        } finally {
+            sender.shutdownNow();
+        }
+    }
+}
