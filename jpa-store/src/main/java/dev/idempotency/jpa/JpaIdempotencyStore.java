@@ -2,6 +2,7 @@ package dev.idempotency.jpa;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
@@ -25,10 +26,14 @@ import dev.idempotency.spi.StoredOutcome;
 @ApplicationScoped
 public class JpaIdempotencyStore implements IdempotencyStore {
 
+    private static final Logger LOG = Logger.getLogger(JpaIdempotencyStore.class.getName());
+
     @Inject
     JtaRecordTransactions transactions;
 
     private JpaRecords records;
+    /** Whether the datasource undoes a rolled-back transaction; null until probed. */
+    private volatile Boolean joinsTransactions;
 
     /** For CDI. */
     public JpaIdempotencyStore() {
@@ -48,6 +53,29 @@ public class JpaIdempotencyStore implements IdempotencyStore {
         records = new JpaRecords(transactions);
     }
 
+    /**
+     * @return whether records written in the caller's transaction roll back with it: probed once,
+     *     on first use ({@link JpaRecords#rollsBack()}; at deployment the persistence units may
+     *     not be usable yet)
+     */
+    boolean joinsTransactions() {
+        Boolean known = joinsTransactions;
+        if (known == null) {
+            known = records.rollsBack();
+            joinsTransactions = known;
+            if (!known) {
+                String unit = transactions == null ? "the given persistence unit" : transactions.unitDescription();
+                LOG.warning("IDEMP0508: the idempotency store's datasource (" + unit + ") did not undo a rolled-back"
+                        + " JTA transaction: a probe row survived the rollback. Payara's java:comp/DefaultDataSource"
+                        + " (jdbc/__default) behaves so. Keys are still claimed once, but the record cannot commit"
+                        + " atomically with the business rows: work is not marked executed in its transaction. Point"
+                        + " the store at a transactional datasource by producing an @IdempotencyPersistence"
+                        + " EntityManager (see the README)");
+            }
+        }
+        return known;
+    }
+
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease) {
         return records.claim(key, fingerprint, lease);
@@ -60,7 +88,9 @@ public class JpaIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
-        return records.markExecuted(key, owner, lease, retention);
+        // On a datasource that commits at once, a mark that outlives a rollback would block the key
+        // for good ("executed" while nothing happened): then the window stays open instead.
+        return !joinsTransactions() || records.markExecuted(key, owner, lease, retention);
     }
 
     @Override

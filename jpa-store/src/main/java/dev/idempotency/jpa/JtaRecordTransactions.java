@@ -26,10 +26,19 @@ public class JtaRecordTransactions implements RecordTransactions {
     Instance<EntityManager> applicationUnit;
 
     private EntityManager entityManager;
+    private String unitDescription;
 
     @PostConstruct
     void choose() {
-        entityManager = applicationUnit.isResolvable() ? applicationUnit.get() : ownUnit;
+        boolean own = !applicationUnit.isResolvable();
+        entityManager = own ? ownUnit : applicationUnit.get();
+        unitDescription = own ? "persistence unit 'idempotency' on java:comp/DefaultDataSource"
+                : "the application's @IdempotencyPersistence EntityManager";
+    }
+
+    /** @return which persistence unit the store uses, for messages */
+    public String unitDescription() {
+        return unitDescription;
     }
 
     @Override
