@@ -62,7 +62,7 @@ public class IdempotencyInterceptor {
         // answer an exception mapper then makes of it.
         runtime.transactions().whenTransactionEnds(committed -> {
             if (!committed) {
-                claim.release();
+                claim.releaseAfterRollback();
             }
         });
         // The response is stored after the commit: mark the work done inside the transaction, so

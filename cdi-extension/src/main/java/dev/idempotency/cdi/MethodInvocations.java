@@ -104,17 +104,26 @@ public class MethodInvocations {
         };
     }
 
-    /** Completes now, or, inside a JTA transaction, once it committed (released if it rolls back). */
+    /**
+     * Completes now, or, inside a JTA transaction, once it committed (released if it rolls back).
+     * Inside an active transaction the work is first marked executed in it, so that a node
+     * stopping between the commit and the completion never lets a duplicate run it again.
+     */
     private void completeOnCommit(OwnedClaim owned, StoredOutcome outcome) {
+        boolean markable = runtime.transactions().active();
         boolean deferred = runtime.transactions().whenTransactionEnds(committed -> {
             if (committed) {
                 owned.complete(outcome);
             } else {
-                owned.release();
+                owned.releaseAfterRollback();
             }
         });
         if (!deferred) {
             owned.complete(outcome);
+        } else if (markable && !owned.markExecuted()) {
+            // Another caller took the key over after our lease ran out: this transaction must not commit.
+            throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(owned.policy().endpoint(),
+                    owned.keyForLog()));
         }
     }
 

@@ -130,7 +130,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(String key, String owner) {
-        return changeIfOwned(key, owner, false, (current, now) -> {
+        return changeIfOwned(key, owner, true, (current, now) -> {
             live.decrementAndGet();
             return null;
         });

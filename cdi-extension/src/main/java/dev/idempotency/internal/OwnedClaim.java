@@ -100,7 +100,20 @@ public class OwnedClaim {
     }
 
     /**
-     * Releases the claim, if still open, so that a retry runs again.
+     * Releases the claim after the transaction it ran in rolled back: nothing happened, even if
+     * the work was {@link #markExecuted marked executed} (a store that joined the transaction
+     * undid the mark with it; any other store is asked to drop it).
+     *
+     * @return whether this call released it
+     */
+    public boolean releaseAfterRollback() {
+        executed = false;
+        return release();
+    }
+
+    /**
+     * Releases the claim, if still open, so that a retry runs again; unless its work was marked
+     * executed in a transaction that committed, which only a completion may end.
      *
      * @return whether this call released it
      */

@@ -75,9 +75,9 @@ public interface IdempotencyStore {
      * Records that the work under a claim committed, before its outcome is known. Called inside
      * the caller's transaction, when there is one: a store that can join it (JPA) makes the mark
      * and the business rows commit or roll back together; a store that cannot records it at once,
-     * which still closes the window but for the commit itself. From then on the key is never
-     * claimed again, {@link #release} refuses, and {@link #complete} stores the outcome whatever
-     * the lease.
+     * which still closes the window but for the commit itself (if the transaction then rolls
+     * back, the owner {@link #release releases} the executed record). From then on the key is
+     * never claimed again, and {@link #complete} stores the outcome whatever the lease.
      *
      * <p>The default implementation records nothing and returns {@code true}: a store written
      * before this method existed keeps its old behaviour (the window between the commit and
@@ -101,9 +101,12 @@ public interface IdempotencyStore {
      *
      * @param key the scoped, hashed key
      * @param owner the owner token returned by {@link #claim}
-     * @return {@code true} if the caller owned the in-progress claim and it is gone;
-     *     {@code false} if it did not own it, or the work was {@link #markExecuted marked
-     *     executed}: nothing changed
+     * <p>The owner also releases a record it {@link #markExecuted marked executed} when the
+     * transaction around the work rolled back after all; it never does so once that transaction
+     * committed.
+     *
+     * @return {@code true} if the caller owned the claim (in progress within its lease, or
+     *     executed) and it is gone; {@code false} if it did not own it: nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
      */
     boolean release(String key, String owner);

@@ -427,4 +427,20 @@ class HttpContractIT {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("nothing committed, nothing replayed").isEmpty();
         assertThat(executions("rollback") - before).isEqualTo(2);
     }
+
+    @Test
+    void aCommitThatFailsAfterTheWorkWasMarkedExecutedReleasesTheKey() {
+        String key = newKey();
+        long before = executions("failed-commit");
+
+        HttpResponse<byte[]> first = http.postJson("api/contract/failed-commit", key, "{}");
+        HttpResponse<byte[]> retry = http.postJson("api/contract/failed-commit", key, "{}");
+
+        // The mark was written in the transaction, then the commit failed: the retry must run, not
+        // be told "in progress" or "response lost".
+        assertThat(first.statusCode()).as(new String(first.body())).isGreaterThanOrEqualTo(500);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.statusCode()).as(new String(retry.body())).isGreaterThanOrEqualTo(500);
+        assertThat(executions("failed-commit") - before).isEqualTo(2);
+    }
 }

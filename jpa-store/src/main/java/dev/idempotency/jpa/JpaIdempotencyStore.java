@@ -66,10 +66,9 @@ public class JpaIdempotencyStore implements IdempotencyStore {
             if (!known) {
                 String unit = transactions == null ? "the given persistence unit" : transactions.unitDescription();
                 LOG.warning("IDEMP0508: the idempotency store's datasource (" + unit + ") did not undo a rolled-back"
-                        + " JTA transaction: a probe row survived the rollback. Payara's java:comp/DefaultDataSource"
-                        + " (jdbc/__default) behaves so. Keys are still claimed once, but the record cannot commit"
-                        + " atomically with the business rows: work is not marked executed in its transaction. Point"
-                        + " the store at a transactional datasource by producing an @IdempotencyPersistence"
+                        + " JTA transaction: a probe row survived the rollback. Keys are still claimed once, but"
+                        + " nothing written through it commits atomically, neither the records nor the business rows."
+                        + " Point the store at a transactional datasource by producing an @IdempotencyPersistence"
                         + " EntityManager (see the README)");
             }
         }
@@ -88,9 +87,8 @@ public class JpaIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
-        // On a datasource that commits at once, a mark that outlives a rollback would block the key
-        // for good ("executed" while nothing happened): then the window stays open instead.
-        return !joinsTransactions() || records.markExecuted(key, owner, lease, retention);
+        joinsTransactions(); // warns once if the mark cannot roll back with the work (the owner then releases it)
+        return records.markExecuted(key, owner, lease, retention);
     }
 
     @Override

@@ -154,11 +154,11 @@ public final class JpaRecords {
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = databaseNow(em);
-                // Never an EXECUTED record: its work committed, a retry must not run it again.
+                // An EXECUTED record too: its owner releases it only when the work's transaction rolled back.
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
-                        + " AND r.state = :inProgress AND r.leaseEnd > :now")
+                        + " AND ((r.state = :inProgress AND r.leaseEnd > :now) OR (r.state = :executed AND r.expiresAt > :now))")
                         .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                        .setParameter("now", now)
+                        .setParameter("executed", EXECUTED).setParameter("now", now)
                         .executeUpdate() == 1;
             });
         } catch (RuntimeException e) {

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /** The purge on the real PostgreSQL: dead records go, in batches, live ones stay, several purgers at once. */
@@ -36,6 +38,10 @@ class PurgeTest extends PostgreSqlRecords {
         String liveKey = prefix + "completed";
         records.complete(liveKey, claim(liveKey, Duration.ofMinutes(1)), OUTCOME, Duration.ofHours(1));
         claim(prefix + "lease-over-recently", Duration.ofSeconds(1));
+        String executedKey = prefix + "executed-expired";
+        records.markExecuted(executedKey, claim(executedKey, Duration.ofMinutes(1)), Duration.ofSeconds(1), Duration.ofSeconds(1));
+        String lostKey = prefix + "executed-outcome-lost";
+        records.markExecuted(lostKey, claim(lostKey, Duration.ofMinutes(1)), Duration.ofSeconds(1), Duration.ofHours(1));
 
         Thread.sleep(2500);
 
@@ -44,9 +50,11 @@ class PurgeTest extends PostgreSqlRecords {
         CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> records.purge(10, Duration.ofSeconds(1), 100));
         int deleted = first.get() + second.get();
 
-        assertThat(deleted).as("25 expired + 2 abandoned, each deleted once").isEqualTo(27);
+        assertThat(deleted).as("25 expired + 2 abandoned + 1 executed past its retention, each deleted once").isEqualTo(28);
         assertThat(records.find(prefix + "running")).as("a live in-progress claim").isPresent();
         assertThat(records.find(liveKey)).as("a live completed record").isPresent();
+        assertThat(records.find(lostKey)).as("an executed record whose outcome never came, kept for its retention")
+                .get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.OUTCOME_LOST);
         assertThat(records.purge(10, Duration.ofSeconds(1), 100)).as("nothing left to purge").isZero();
     }
 

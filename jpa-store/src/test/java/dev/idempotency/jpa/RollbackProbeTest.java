@@ -16,8 +16,8 @@ import dev.idempotency.spi.RecordState;
 
 /**
  * The store's check that its datasource undoes rolled-back transactions, on the real PostgreSQL:
- * passed by a real transaction, failed by one that commits whatever happens (as Payara's
- * {@code jdbc/__default} does), and then the store keeps keys safe without marking work executed.
+ * passed by a real transaction, failed by one that commits whatever happens; the store then
+ * still works, and the owner frees a mark that the rollback could not undo.
  */
 class RollbackProbeTest extends PostgreSqlRecords {
 
@@ -60,7 +60,7 @@ class RollbackProbeTest extends PostgreSqlRecords {
     }
 
     @Test
-    void onADatasourceThatCommitsWhateverHappensWorkIsNeverMarkedExecuted() {
+    void onADatasourceThatCommitsWhateverHappensTheProbeFailsAndTheOwnerStillFreesItsMark() {
         JpaIdempotencyStore store = new JpaIdempotencyStore(new JpaRecords(new CommittingWhatever()));
         assertThat(store.joinsTransactions()).isFalse();
         assertThat(probeRowsLeft()).as("the surviving probe row is cleaned up").isZero();
@@ -69,8 +69,8 @@ class RollbackProbeTest extends PostgreSqlRecords {
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1))).owner();
 
         assertThat(store.markExecuted(key, owner, Duration.ofMinutes(1), Duration.ofHours(1))).isTrue();
-        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state)
-                .as("a mark that a rollback could not undo would block the key for good").isEqualTo(RecordState.IN_PROGRESS);
-        assertThat(store.release(key, owner)).as("a failed execution still frees the key").isTrue();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.EXECUTED);
+        assertThat(store.release(key, owner)).as("the work's transaction rolled back: its owner frees the key").isTrue();
+        assertThat(store.claim(key, "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
     }
 }

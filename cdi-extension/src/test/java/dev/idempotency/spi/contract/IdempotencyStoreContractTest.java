@@ -255,7 +255,7 @@ public abstract class IdempotencyStoreContractTest {
     }
 
     @Test
-    void anExecutedRecordIsNeverClaimedAgainNorReleasedAndItsOwnerCompletesIt() {
+    void anExecutedRecordIsNeverClaimedAgainAndOnlyItsOwnerCompletesIt() {
         String key = freshKey();
         String owner = acquire(key, "fp");
 
@@ -264,10 +264,23 @@ public abstract class IdempotencyStoreContractTest {
         ClaimResult retry = store.claim(key, "fp", LONG);
         assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
         assertThat(((ClaimResult.Existing) retry).record().state()).isEqualTo(RecordState.EXECUTED);
-        assertThat(store.release(key, owner)).as("its work committed: a retry must not run it again").isFalse();
+        assertThat(store.complete(key, "someone-else", sampleOutcome(), LONG)).isFalse();
+        assertThat(store.release(key, "someone-else")).isFalse();
         assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.EXECUTED);
         assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
         assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+    }
+
+    @Test
+    void theOwnerReleasesAnExecutedRecordWhenItsTransactionRolledBack() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        store.markExecuted(key, owner, LONG, LONG);
+
+        assertThat(store.release(key, owner)).isTrue();
+
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.claim(key, "fp", LONG)).as("nothing happened: a retry runs").isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test

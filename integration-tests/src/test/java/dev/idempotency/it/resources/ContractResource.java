@@ -132,6 +132,29 @@ public class ContractResource {
         return result;
     }
 
+    /**
+     * Returns normally and its work is marked executed in its transaction, but the commit fails
+     * (a synchronization marks the transaction rollback-only in beforeCompletion): nothing happened.
+     */
+    @POST
+    @Path("failed-commit")
+    @Idempotent
+    @jakarta.transaction.Transactional
+    public String failedCommit(String body) {
+        String result = run("failed-commit");
+        transactions.registerInterposedSynchronization(new jakarta.transaction.Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                transactions.setRollbackOnly();
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+            }
+        });
+        return result;
+    }
+
     @POST
     @Path("stage")
     @Idempotent
