@@ -53,7 +53,7 @@ public class IdempotencyInterceptor {
         try {
             result = context.proceed();
         } catch (Exception | Error e) {
-            claim.release();
+            claim.releaseAfterFailure(runtime.transactions());
             throw e;
         }
         boolean markable = runtime.transactions().active() && !(result instanceof CompletionStage<?>)

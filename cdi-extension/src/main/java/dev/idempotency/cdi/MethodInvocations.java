@@ -88,7 +88,7 @@ public class MethodInvocations {
         try {
             result = context.proceed();
         } catch (Exception | Error e) {
-            owned.release();
+            owned.releaseAfterFailure(runtime.transactions());
             throw e;
         }
         return switch (plan.result().kind()) {

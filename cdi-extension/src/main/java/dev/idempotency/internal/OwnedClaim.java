@@ -127,11 +127,33 @@ public class OwnedClaim {
             LOG.warning(Messages.responseLostAfterCommit(policy.endpoint(), keyForLog()));
             return true;
         }
+        releaseInStore();
+        return true;
+    }
+
+    /**
+     * Releases the claim of a method that threw: at once for nobody else to complete it, in the
+     * store once the transaction the method ran in (if any) has ended. A store's transaction of
+     * its own must not begin inside the caller's: on Payara, a {@code REQUIRES_NEW} begun while
+     * the caller's transaction holds flushed writes on a non-XA pool enlists that connection, and
+     * its commit commits the caller's writes, which the caller's rollback then cannot undo.
+     *
+     * @param transactions the caller's transaction, if any
+     */
+    public void releaseAfterFailure(TransactionGuard transactions) {
+        if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
+            return;
+        }
+        if (!transactions.whenTransactionEnds(committed -> releaseInStore())) {
+            releaseInStore();
+        }
+    }
+
+    private void releaseInStore() {
         try {
             store.release(key, owner);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), keyForLog()), e);
         }
-        return true;
     }
 }

@@ -47,6 +47,12 @@ public final class TransactionGuard {
         return true;
     }
 
+    /** @return whether a JTA transaction is associated with this thread, in whatever state */
+    public boolean present() {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions != null && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION;
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         TransactionSynchronizationRegistry transactions = registry();

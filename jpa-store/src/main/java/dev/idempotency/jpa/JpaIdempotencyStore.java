@@ -2,7 +2,6 @@ package dev.idempotency.jpa;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.logging.Logger;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
@@ -26,14 +25,10 @@ import dev.idempotency.spi.StoredOutcome;
 @ApplicationScoped
 public class JpaIdempotencyStore implements IdempotencyStore {
 
-    private static final Logger LOG = Logger.getLogger(JpaIdempotencyStore.class.getName());
-
     @Inject
-    JtaRecordTransactions transactions;
+    SeparateRecordTransactions transactions;
 
     private JpaRecords records;
-    /** Whether the datasource undoes a rolled-back transaction; null until probed. */
-    private volatile Boolean joinsTransactions;
 
     /** For CDI. */
     public JpaIdempotencyStore() {
@@ -53,28 +48,6 @@ public class JpaIdempotencyStore implements IdempotencyStore {
         records = new JpaRecords(transactions);
     }
 
-    /**
-     * @return whether records written in the caller's transaction roll back with it: probed once,
-     *     on first use ({@link JpaRecords#rollsBack()}; at deployment the persistence units may
-     *     not be usable yet)
-     */
-    boolean joinsTransactions() {
-        Boolean known = joinsTransactions;
-        if (known == null) {
-            known = records.rollsBack();
-            joinsTransactions = known;
-            if (!known) {
-                String unit = transactions == null ? "the given persistence unit" : transactions.unitDescription();
-                LOG.warning("IDEMP0508: the idempotency store's datasource (" + unit + ") did not undo a rolled-back"
-                        + " JTA transaction: a probe row survived the rollback. Keys are still claimed once, but"
-                        + " nothing written through it commits atomically, neither the records nor the business rows."
-                        + " Point the store at a transactional datasource by producing an @IdempotencyPersistence"
-                        + " EntityManager (see the README)");
-            }
-        }
-        return known;
-    }
-
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease) {
         return records.claim(key, fingerprint, lease);
@@ -87,7 +60,6 @@ public class JpaIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
-        joinsTransactions(); // warns once if the mark cannot roll back with the work (the owner then releases it)
         return records.markExecuted(key, owner, lease, retention);
     }
 

@@ -180,51 +180,6 @@ public final class JpaRecords {
     }
 
     /**
-     * Checks that work done in a transaction that rolls back is undone: inserts a probe row,
-     * rolls back, and looks for it. Some servers' default datasources do not take part in JTA
-     * transactions (Payara's {@code jdbc/__default}, whose writes commit at once); on those, the
-     * store must not promise that its record commits with the business rows.
-     *
-     * @return {@code true} if the probe row was rolled back
-     * @throws IdempotencyStoreException when the database did not answer
-     */
-    public boolean rollsBack() {
-        String key = "rollback-probe-" + UUID.randomUUID().toString().replace("-", "");
-        try {
-            transactions.inNewTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
-                // Already expired: if it ever stays behind, the purge deletes it like an abandoned claim.
-                em.persist(new IdempotencyRecordEntity(key, "rollback-probe", "rollback-probe", now, now));
-                em.flush();
-                throw new ProbeRollback();
-            });
-        } catch (ProbeRollback expected) {
-            // rolled back, as asked
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("the rollback probe failed: the database did not answer", e);
-        }
-        try {
-            boolean survived = transactions.inNewTransaction(em -> em.find(IdempotencyRecordEntity.class, key) != null);
-            if (survived) {
-                transactions.inNewTransaction(em -> em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key")
-                        .setParameter("key", key).executeUpdate());
-            }
-            return !survived;
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("the rollback probe failed: the database did not answer", e);
-        }
-    }
-
-    /** Thrown to roll the probe's transaction back. */
-    private static final class ProbeRollback extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ProbeRollback() {
-            super("rollback probe", null, false, false);
-        }
-    }
-
-    /**
      * Deletes one batch of dead records: completed (and executed) ones past their expiry, and in-progress claims
      * whose lease ended more than {@code abandonedAfter} ago. A live record is never deleted: the
      * DELETE repeats the conditions, so several nodes purging at once only share the work.

@@ -13,7 +13,8 @@ import jakarta.transaction.Transactional;
 /**
  * JTA transactions around the application's {@link IdempotencyPersistence} entity manager when
  * it produces one, else around this jar's {@code idempotency} persistence unit (on the server's
- * default datasource).
+ * default datasource). Used through {@link SeparateRecordTransactions}, which keeps the store's
+ * own transactions off threads whose caller's transaction is open.
  */
 @ApplicationScoped
 public class JtaRecordTransactions implements RecordTransactions {
@@ -26,19 +27,10 @@ public class JtaRecordTransactions implements RecordTransactions {
     Instance<EntityManager> applicationUnit;
 
     private EntityManager entityManager;
-    private String unitDescription;
 
     @PostConstruct
     void choose() {
-        boolean own = !applicationUnit.isResolvable();
-        entityManager = own ? ownUnit : applicationUnit.get();
-        unitDescription = own ? "persistence unit 'idempotency' on java:comp/DefaultDataSource"
-                : "the application's @IdempotencyPersistence EntityManager";
-    }
-
-    /** @return which persistence unit the store uses, for messages */
-    public String unitDescription() {
-        return unitDescription;
+        entityManager = applicationUnit.isResolvable() ? applicationUnit.get() : ownUnit;
     }
 
     @Override

@@ -21,13 +21,21 @@ public final class Deployments {
 
     /**
      * @param name the archive name (the context root)
+     * @return the sample WAR exactly as built: the demo, on the server's default datasource
+     */
+    public static WebArchive sampleAppAsBuilt(String name) {
+        File war = new File(System.getProperty("sample.war", "target/payments.war"));
+        return ShrinkWrap.create(ZipImporter.class, name + ".war").importFrom(war).as(WebArchive.class);
+    }
+
+    /**
+     * @param name the archive name (the context root)
      * @param config the microprofile-config.properties to use instead of the sample's
      * @return the sample WAR built by this module, with that config, its persistence unit on
      *     PostgreSQL ({@link PostgreSqlDataSource}, the driver in WEB-INF/lib)
      */
     public static WebArchive sampleApp(String name, String config) {
-        File war = new File(System.getProperty("sample.war", "target/payments.war"));
-        WebArchive archive = ShrinkWrap.create(ZipImporter.class, name + ".war").importFrom(war).as(WebArchive.class);
+        WebArchive archive = sampleAppAsBuilt(name);
         archive.delete(CONFIG);
         archive.add(new StringAsset(config), CONFIG);
         archive.delete(PERSISTENCE);
