@@ -5,22 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URL;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,17 +43,10 @@ class ConcurrentRetriesIT {
     URL url;
 
     Http http;
-    ExecutorService senders;
 
     @BeforeEach
     void setUp() {
         http = new Http(url);
-        senders = Executors.newFixedThreadPool(CONCURRENT); // their own pool, not the HttpClient's
-    }
-
-    @AfterEach
-    void tearDown() {
-        senders.shutdownNow();
     }
 
     /** What one storm produced. */
@@ -74,19 +60,7 @@ class ConcurrentRetriesIT {
 
     Storm storm(String key, String body) throws Exception {
         long before = http.count(PAYMENTS + "/executions");
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-        for (int i = 0; i < CONCURRENT; i++) {
-            futures.add(senders.submit(() -> {
-                start.await();
-                return http.postJson(PAYMENTS, key, body);
-            }));
-        }
-        start.countDown();
-        List<HttpResponse<byte[]>> answers = new ArrayList<>();
-        for (Future<HttpResponse<byte[]>> future : futures) {
-            answers.add(future.get(120, TimeUnit.SECONDS));
-        }
+        List<HttpResponse<byte[]>> answers = http.postAllAtOnce(PAYMENTS, key, body, CONCURRENT);
         byte[] original = answers.stream()
                 .filter(r -> r.statusCode() == 201 && r.headers().firstValue("Idempotent-Replayed").isEmpty())
                 .map(HttpResponse::body).findFirst().orElseThrow(() -> new AssertionError("no original 201"));

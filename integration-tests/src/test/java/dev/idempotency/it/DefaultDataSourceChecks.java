@@ -6,14 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URL;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +17,7 @@ import dev.idempotency.it.support.Http;
 
 /**
  * The sample on Payara Micro's default datasource (its embedded H2, {@code jdbc/__default}), as
- * the demo runs it: a failed payment leaves no row, a storm makes one. Rows are counted by the
+ * the demo runs it: a failed payment leaves no row, a storm makes one, an import is processed once. Rows are counted by the
  * app's {@code GET /api/payments?orderId=}, a query on the {@code payment} table.
  */
 abstract class DefaultDataSourceChecks {
@@ -61,37 +55,35 @@ abstract class DefaultDataSourceChecks {
     }
 
     @Test
+    void anImportIsAcceptedAndProcessedOnce() throws Exception {
+        String orderId = "o-h2-import-" + UUID.randomUUID();
+        String key = newKey();
+        String body = "{\"orderId\":\"" + orderId + "\",\"amount\":40,\"currency\":\"EUR\"}";
+
+        HttpResponse<byte[]> accepted = http.postJson("api/imports", key, body);
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(http.postJson("api/imports", key, body).body()).isEqualTo(accepted.body());
+        http.awaitDone(Http.location(accepted), Duration.ofSeconds(60));
+        assertThat(rows(orderId)).isEqualTo(1);
+    }
+
+    @Test
     void fiftyIdenticalRequestsAtOnceMakeOnePayment() throws Exception {
         String orderId = "o-h2-storm-" + UUID.randomUUID();
         String body = "{\"orderId\":\"" + orderId + "\",\"amount\":500,\"currency\":\"EUR\",\"delayMs\":300}";
         String key = newKey();
         long before = http.count(PAYMENTS + "/executions");
-        ExecutorService senders = Executors.newFixedThreadPool(50);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<HttpResponse<byte[]>>> answers = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                answers.add(senders.submit(() -> {
-                    start.await();
-                    return http.postJson(PAYMENTS, key, body);
-                }));
+        int created = 0;
+        int others = 0;
+        for (HttpResponse<byte[]> answer : http.postAllAtOnce(PAYMENTS, key, body, 50)) {
+            if (answer.statusCode() == 201) {
+                created++;
+            } else if (answer.statusCode() != 409) {
+                others++;
             }
-            start.countDown();
-            int created = 0;
-            int others = 0;
-            for (Future<HttpResponse<byte[]>> answer : answers) {
-                int status = answer.get(120, TimeUnit.SECONDS).statusCode();
-                if (status == 201) {
-                    created++;
-                } else if (status != 409) {
-                    others++;
-                }
-            }
-            assertThat(created).as("the original and replays").isPositive();
-            assertThat(others).as("only 201 and 409").isZero();
-        } finally {
-            senders.shutdownNow();
         }
+        assertThat(created).as("the original and replays").isPositive();
+        assertThat(others).as("only 201 and 409").isZero();
         assertThat(http.count(PAYMENTS + "/executions") - before).isEqualTo(1);
         assertThat(rows(orderId)).isEqualTo(1);
         assertThat(http.postJson(PAYMENTS, key, body).headers().firstValue("Idempotent-Replayed")).hasValue("true");

@@ -10,8 +10,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -130,6 +137,73 @@ public final class Http {
                 throw new IllegalStateException(e);
             }
         }
+    }
+
+    /**
+     * Sends the same POST from {@code count} threads released at once (their own pool, not the
+     * HttpClient's), for storms of identical requests.
+     *
+     * @param path the path
+     * @param key the Idempotency-Key
+     * @param json the body
+     * @param count how many
+     * @return the answers, in the order the requests were prepared
+     * @throws Exception when a request fails or takes longer than 120 s
+     */
+    public List<HttpResponse<byte[]>> postAllAtOnce(String path, String key, String json, int count) throws Exception {
+        ExecutorService senders = Executors.newFixedThreadPool(count);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                futures.add(senders.submit(() -> {
+                    start.await();
+                    return postJson(path, key, json);
+                }));
+            }
+            start.countDown();
+            List<HttpResponse<byte[]>> answers = new ArrayList<>();
+            for (Future<HttpResponse<byte[]>> future : futures) {
+                answers.add(future.get(120, TimeUnit.SECONDS));
+            }
+            return answers;
+        } finally {
+            senders.shutdownNow();
+        }
+    }
+
+    /**
+     * Polls a status URL until its JSON says {@code "state":"DONE"}; bounded.
+     *
+     * @param path the status path, relative to the deployment
+     * @param timeout the longest wait
+     * @return the final status
+     */
+    public String awaitDone(String path, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = text(send(request(path).GET().build()));
+            if (status.contains("\"state\":\"DONE\"")) {
+                return status;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new AssertionError(path + " not DONE within " + timeout + ": " + status);
+    }
+
+    /**
+     * @param accepted a 202 answer with a {@code Location}
+     * @return the location's path relative to the deployment ({@code api/...})
+     */
+    public static String location(HttpResponse<byte[]> accepted) {
+        String location = accepted.headers().firstValue("Location").orElseThrow();
+        return location.substring(location.indexOf("api/"));
     }
 
     /**

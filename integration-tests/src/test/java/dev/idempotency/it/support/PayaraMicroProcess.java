@@ -95,6 +95,15 @@ public final class PayaraMicroProcess implements AutoCloseable {
         throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + log);
     }
 
+    /**
+     * Kills the server at once (SIGKILL): no shutdown hook, no transaction ends cleanly.
+     *
+     * @throws InterruptedException when interrupted while waiting for it to die
+     */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy();

@@ -29,6 +29,15 @@ public final class PaymentsDatabase {
     }
 
     /**
+     * @param idempotencyKey a client's key for {@code POST /api/imports}
+     * @return how many rows the local message table {@code import_message} holds for it
+     */
+    public static long importMessages(String idempotencyKey) {
+        return query("SELECT count(*) FROM import_message WHERE idempotency_key = ?", idempotencyKey,
+                rs -> rs.next() ? rs.getLong(1) : 0L);
+    }
+
+    /**
      * @param endpoint the policy's endpoint, {@code bean class name#method}
      * @param caller the authenticated caller, or {@code null}
      * @param rawKey the Idempotency-Key the client sent

@@ -1,0 +1,116 @@
+package dev.idempotency.sample.imports;
+
+import java.time.Instant;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Index;
+import jakarta.persistence.Table;
+import jakarta.persistence.UniqueConstraint;
+
+/**
+ * A row of the local message table {@code import_message}: a payment import accepted at once and
+ * processed later. Written in the request's transaction; the client's idempotency key is unique
+ * per caller, a second line of defence behind the idempotency record.
+ */
+@Entity
+@Table(name = "import_message",
+        uniqueConstraints = @UniqueConstraint(name = "import_message_key", columnNames = {"payer", "idempotency_key"}),
+        indexes = @Index(name = "import_message_pending", columnList = "state, created_at"))
+public class ImportMessage {
+
+    /** Waiting for a worker. */
+    public static final String PENDING = "PENDING";
+    /** Processed: its payment exists. */
+    public static final String DONE = "DONE";
+
+    @Id
+    @Column(name = "id", length = 36)
+    private String id;
+
+    @Column(name = "idempotency_key", nullable = false, length = 255)
+    private String idempotencyKey;
+
+    @Column(name = "payer", nullable = false, length = 200)
+    private String payer;
+
+    @Column(name = "order_id", nullable = false, length = 200)
+    private String orderId;
+
+    @Column(name = "amount", nullable = false)
+    private long amount;
+
+    @Column(name = "currency", nullable = false, length = 3)
+    private String currency;
+
+    /** Demo and test knob: how long the first processing attempt in this JVM takes. */
+    @Column(name = "delay_ms", nullable = false)
+    private long delayMs;
+
+    @Column(name = "state", nullable = false, length = 16)
+    private String state;
+
+    @Column(name = "payment_id", length = 36)
+    private String paymentId;
+
+    @Column(name = "created_at", nullable = false)
+    private Instant createdAt;
+
+    @Column(name = "processed_at")
+    private Instant processedAt;
+
+    /** For JPA. */
+    protected ImportMessage() {
+    }
+
+    ImportMessage(String id, String idempotencyKey, String payer, ImportRequest request, Instant createdAt) {
+        this.id = id;
+        this.idempotencyKey = idempotencyKey;
+        this.payer = payer;
+        this.orderId = request.getOrderId();
+        this.amount = request.getAmount();
+        this.currency = request.getCurrency();
+        this.delayMs = Math.max(0, request.getDelayMs());
+        this.state = PENDING;
+        this.createdAt = createdAt;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String payer() {
+        return payer;
+    }
+
+    public String orderId() {
+        return orderId;
+    }
+
+    public long amount() {
+        return amount;
+    }
+
+    public String currency() {
+        return currency;
+    }
+
+    public long delayMs() {
+        return delayMs;
+    }
+
+    public String state() {
+        return state;
+    }
+
+    public String paymentId() {
+        return paymentId;
+    }
+
+    void done(String paymentId, Instant when) {
+        this.state = DONE;
+        this.paymentId = paymentId;
+        this.processedAt = when;
+    }
+}
