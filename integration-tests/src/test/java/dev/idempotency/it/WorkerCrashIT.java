@@ -27,7 +27,7 @@ class WorkerCrashIT {
     static final String CONFIG = String.join("\n",
             "sample.imports.workers=1",
             "sample.imports.poll-interval=PT0.2S",
-            "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT3S");
+            "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT8S");
 
     static WebArchive app() {
         return Deployments.sampleApp("imports", CONFIG);
