@@ -2,18 +2,17 @@ package dev.idempotency.it.support;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.shrinkwrap.api.Archive;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+
+import dev.idempotency.testing.ChildProcess;
 
 /**
  * A Payara Micro of a test's own, for what Arquillian's adapter cannot do (several archives, a
@@ -22,13 +21,11 @@ import org.jboss.shrinkwrap.api.exporter.ZipExporter;
  */
 public final class PayaraMicroProcess implements AutoCloseable {
 
-    private final Process process;
-    private final Path log;
+    private final ChildProcess process;
     private final int port;
 
-    private PayaraMicroProcess(Process process, Path log, int port) {
+    private PayaraMicroProcess(ChildProcess process, int port) {
         this.process = process;
-        this.log = log;
         this.port = port;
     }
 
@@ -53,12 +50,11 @@ public final class PayaraMicroProcess implements AutoCloseable {
             command.add("--deploy");
             command.add(file.getAbsolutePath());
         }
-        int port = freePort();
+        int port = ChildProcess.freePort();
         command.add("--port");
         command.add(String.valueOf(port));
         Path log = work.resolve("payara.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        PayaraMicroProcess server = new PayaraMicroProcess(process, log, port);
+        PayaraMicroProcess server = new PayaraMicroProcess(ChildProcess.start(command, log), port);
         try {
             server.awaitReady(Duration.ofSeconds(150));
         } catch (Exception | Error e) {
@@ -70,7 +66,7 @@ public final class PayaraMicroProcess implements AutoCloseable {
 
     /** @return everything the server logged so far */
     public String log() throws IOException {
-        return Files.readString(log);
+        return process.logText();
     }
 
     /**
@@ -87,12 +83,10 @@ public final class PayaraMicroProcess implements AutoCloseable {
             if (log().contains(" ready in ")) {
                 return;
             }
-            if (!process.isAlive()) {
-                throw new AssertionError("Payara Micro exited with " + process.exitValue() + "; see " + log);
-            }
+            process.assertAlive();
             Thread.sleep(500);
         }
-        throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + log);
+        throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + process.log());
     }
 
     /**
@@ -101,20 +95,11 @@ public final class PayaraMicroProcess implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting for it to die
      */
     public void kill() throws InterruptedException {
-        process.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+        process.kill();
     }
 
     @Override
     public void close() throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(20, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        process.close();
     }
 }

@@ -1,0 +1,178 @@
+package dev.idempotency.infinispan;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import dev.idempotency.testing.ChildProcess;
+
+/**
+ * A real Infinispan server, as a process of its own ({@link ChildProcess}: stopped by PID, never
+ * outliving the build), on loopback only, with authentication (user {@value #USER}), started
+ * with a clean data folder.
+ */
+public final class InfinispanServer implements AutoCloseable {
+
+    public static final String USER = "idem";
+    public static final String PASSWORD = "idem-secret";
+    private static final String[] CONF = {"infinispan.xml", "log4j2.xml", "users.properties", "groups.properties"};
+
+    private final ChildProcess process;
+    private final int port;
+
+    private InfinispanServer(ChildProcess process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /**
+     * Starts one node and waits until it is healthy.
+     *
+     * @param node the node's name, also its work folder under target/infinispan
+     * @param cluster the cluster's name
+     * @param jgroupsPort this node's JGroups port
+     * @param initialHosts every member, e.g. {@code 127.0.0.1[7800],127.0.0.1[7801]}
+     * @return the running server
+     * @throws Exception when it does not start within 90 s
+     */
+    public static InfinispanServer start(String node, String cluster, int jgroupsPort, String initialHosts) throws Exception {
+        return start(node, cluster, jgroupsPort, initialHosts, ChildProcess.freePort());
+    }
+
+    /**
+     * Starts one node on a given Hot Rod port (to restart a node where its clients expect it).
+     *
+     * @param node the node's name, also its work folder under target/infinispan
+     * @param cluster the cluster's name
+     * @param jgroupsPort this node's JGroups port
+     * @param initialHosts every member
+     * @param port its Hot Rod and REST port
+     * @return the running server
+     * @throws Exception when it does not start within 90 s
+     */
+    public static InfinispanServer start(String node, String cluster, int jgroupsPort, String initialHosts, int port)
+            throws Exception {
+        String lib = System.getProperty("infinispan.server.lib", "test-server/target/server-lib");
+        Path root = Path.of("target", "infinispan", node).toAbsolutePath();
+        deleteTree(root);
+        Path conf = Files.createDirectories(root.resolve("conf"));
+        for (String file : CONF) {
+            try (InputStream in = InfinispanServer.class.getResourceAsStream("/infinispan-server/conf/" + file)) {
+                Files.copy(in, conf.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Path log = root.resolve("console.log");
+        List<String> command = List.of("java", "-Xmx384m",
+                "-Djava.net.preferIPv4Stack=true",
+                "-Djava.util.logging.manager=org.infinispan.server.loader.LogManager",
+                "-Djgroups.bind_addr=127.0.0.1",
+                "-Didem.jgroups.port=" + jgroupsPort,
+                "-Didem.initial.hosts=" + initialHosts,
+                "-Didem.cluster=" + cluster,
+                "-Didem.node=" + node,
+                "-Didem.port=" + port,
+                "-cp", lib + "/*", "org.infinispan.server.Bootstrap",
+                "-s", root.toString(), "-n", node);
+        InfinispanServer server = new InfinispanServer(ChildProcess.start(command, log), port);
+        try {
+            server.awaitHealthy(Duration.ofSeconds(90));
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /**
+     * @param jgroupsPort the JGroups port
+     * @return a one-node server with a cluster name of its own
+     * @throws Exception when it does not start
+     */
+    public static InfinispanServer single(String node, int jgroupsPort) throws Exception {
+        return start(node, "idem-" + node + "-" + ProcessHandle.current().pid(), jgroupsPort,
+                "127.0.0.1[" + jgroupsPort + "]");
+    }
+
+    /** @return its Hot Rod (and REST) port on 127.0.0.1 */
+    public int port() {
+        return port;
+    }
+
+    /** @return the Hot Rod client properties, as an application would put them into MicroProfile Config */
+    public Properties clientProperties() {
+        Properties client = new Properties();
+        client.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:" + port);
+        client.setProperty("infinispan.client.hotrod.auth_username", USER);
+        client.setProperty("infinispan.client.hotrod.auth_password", PASSWORD);
+        client.setProperty("infinispan.client.hotrod.sasl_mechanism", "SCRAM-SHA-512");
+        client.setProperty("infinispan.client.hotrod.connect_timeout", "3000");
+        client.setProperty("infinispan.client.hotrod.socket_timeout", "3000");
+        client.setProperty("infinispan.client.hotrod.max_retries", "1");
+        return client;
+    }
+
+    private void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        URL health = new URL("http://127.0.0.1:" + port + "/rest/v2/container/health/status");
+        while (System.nanoTime() < deadline) {
+            process.assertAlive();
+            try {
+                HttpURLConnection connection = (HttpURLConnection) health.openConnection();
+                connection.setConnectTimeout(1000);
+                connection.setReadTimeout(1000);
+                if (connection.getResponseCode() == 200
+                        && new String(connection.getInputStream().readAllBytes()).contains("HEALTHY")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("Infinispan did not become healthy within " + timeout + "; see " + process.log());
+    }
+
+    /**
+     * Kills the node at once (SIGKILL), as a crash would.
+     *
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public void kill() throws InterruptedException {
+        process.kill();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.close();
+    }
+
+    /** @return a free port below 15535 on loopback, so that JGroups' failure detection (port + 50000) fits */
+    public static int freeJGroupsPort() throws IOException {
+        for (int candidate = 7800 + (int) (ProcessHandle.current().pid() % 500); candidate < 15_000; candidate += 7) {
+            if (ChildProcess.free(candidate) && ChildProcess.free(candidate + 50_000)) {
+                return candidate;
+            }
+        }
+        throw new IOException("no free JGroups port");
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}
