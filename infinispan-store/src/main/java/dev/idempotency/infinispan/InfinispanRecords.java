@@ -26,7 +26,9 @@ import dev.idempotency.spi.StoredOutcome;
  *
  * <p>An executed record keeps the retention as its lifespan; a second entry, {@code key|due},
  * lives for the lease given to {@code markExecuted}: while it exists the outcome is still
- * expected, after it the outcome counts as lost.
+ * expected, after it the outcome counts as lost. The marker is written before the record turns
+ * EXECUTED and never removed, only expired, so a reader never sees an executed record without it
+ * while its lease lasts.
  */
 public final class InfinispanRecords {
 
@@ -48,7 +50,9 @@ public final class InfinispanRecords {
             String owner = UUID.randomUUID().toString();
             StoredRecord previous = returning.putIfAbsent(key, StoredRecord.inProgress(fingerprint, owner),
                     lease.toMillis(), TimeUnit.MILLISECONDS);
-            return previous == null ? new ClaimResult.Acquired(owner, false)
+            // The client retries a write whose answer was lost in a topology change (ISPN006010):
+            // finding its own fresh owner token means the first attempt won.
+            return previous == null || previous.ownedBy(owner) ? new ClaimResult.Acquired(owner, false)
                     : new ClaimResult.Existing(toRecord(key, previous));
         });
     }
@@ -60,12 +64,10 @@ public final class InfinispanRecords {
             if (!ownedOpen(current, owner)) {
                 return false;
             }
-            boolean done = cache.replaceWithVersion(key, current.getValue().completed(outcome), current.getVersion(),
+            // An executed record's marker is left to expire: a reader that saw EXECUTED just before
+            // this replace must still find it, or it would answer "outcome lost" for a stored one.
+            return cache.replaceWithVersion(key, current.getValue().completed(outcome), current.getVersion(),
                     retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
-            if (done && current.getValue().is(RecordState.EXECUTED)) {
-                cache.remove(key + DUE_SUFFIX);
-            }
-            return done;
         });
     }
 
@@ -95,11 +97,7 @@ public final class InfinispanRecords {
             if (!ownedOpen(current, owner)) {
                 return false;
             }
-            boolean removed = cache.removeWithVersion(key, current.getVersion());
-            if (removed && current.getValue().is(RecordState.EXECUTED)) {
-                cache.remove(key + DUE_SUFFIX);
-            }
-            return removed;
+            return cache.removeWithVersion(key, current.getVersion());
         });
     }
 

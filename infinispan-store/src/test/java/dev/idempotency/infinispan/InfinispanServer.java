@@ -28,10 +28,24 @@ public final class InfinispanServer implements AutoCloseable {
 
     private final ChildProcess process;
     private final int port;
+    private final String[] identity;
 
-    private InfinispanServer(ChildProcess process, int port) {
+    private InfinispanServer(ChildProcess process, int port, String... identity) {
         this.process = process;
         this.port = port;
+        this.identity = identity;
+    }
+
+    /**
+     * Stops this node and starts it again where it was (same ports and cluster), with empty data:
+     * a restart after an outage.
+     *
+     * @return the new process
+     * @throws Exception when it does not start
+     */
+    public InfinispanServer restart() throws Exception {
+        close();
+        return start(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port);
     }
 
     /**
@@ -82,7 +96,8 @@ public final class InfinispanServer implements AutoCloseable {
                 "-Didem.port=" + port,
                 "-cp", lib + "/*", "org.infinispan.server.Bootstrap",
                 "-s", root.toString(), "-n", node);
-        InfinispanServer server = new InfinispanServer(ChildProcess.start(command, log), port);
+        InfinispanServer server = new InfinispanServer(ChildProcess.start(command, log), port, node, cluster,
+                String.valueOf(jgroupsPort), initialHosts);
         try {
             server.awaitHealthy(Duration.ofSeconds(90));
         } catch (Exception | Error e) {
@@ -118,6 +133,33 @@ public final class InfinispanServer implements AutoCloseable {
         client.setProperty("infinispan.client.hotrod.socket_timeout", "3000");
         client.setProperty("infinispan.client.hotrod.max_retries", "1");
         return client;
+    }
+
+    /**
+     * Waits until this node sees the given number of cluster members and reports the cluster
+     * healthy (rebalanced).
+     *
+     * @param members how many nodes
+     * @param timeout the longest wait
+     * @throws Exception when it does not happen in time
+     */
+    public void awaitMembers(int members, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        URL health = new URL("http://127.0.0.1:" + port + "/rest/v2/container/health");
+        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes());
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            HttpURLConnection connection = (HttpURLConnection) health.openConnection();
+            connection.setRequestProperty("Authorization", auth);
+            if (connection.getResponseCode() == 200) {
+                body = new String(connection.getInputStream().readAllBytes()).replace(" ", "");
+                if (body.contains("\"number_of_nodes\":" + members) && body.contains("\"health_status\":\"HEALTHY\"")) {
+                    return;
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the cluster did not reach " + members + " healthy members within " + timeout + ": " + body);
     }
 
     private void awaitHealthy(Duration timeout) throws IOException, InterruptedException {

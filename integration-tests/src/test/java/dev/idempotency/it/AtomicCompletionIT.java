@@ -1,6 +1,6 @@
 package dev.idempotency.it;
 
-import static dev.idempotency.it.HttpContractIT.assertProblem;
+import static dev.idempotency.it.HttpContractChecks.assertProblem;
 import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
 import static dev.idempotency.it.support.PaymentsDatabase.recordState;

@@ -3,12 +3,16 @@ package dev.idempotency.it.resources;
 import java.time.Duration;
 import java.util.Optional;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
-import dev.idempotency.jpa.JpaIdempotencyStore;
+import dev.idempotency.internal.InMemoryIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -17,8 +21,8 @@ import dev.idempotency.spi.StoredOutcome;
 
 /**
  * An application-provided store (it wins over the store modules, as the SPI promises) that is
- * the sample's JPA store (on PostgreSQL) until a test switches it "down": then every call fails
- * like an unreachable server would.
+ * the deployment's store module (JPA on PostgreSQL, or Infinispan) until a test switches it
+ * "down": then every call fails like an unreachable server would.
  */
 @Alternative
 @Priority(1000)
@@ -26,12 +30,23 @@ import dev.idempotency.spi.StoredOutcome;
 public class SwitchableStore implements IdempotencyStore {
 
     @Inject
-    JpaIdempotencyStore delegate;
+    BeanManager beans;
+
+    private IdempotencyStore delegate;
 
     private volatile boolean down;
 
     public void down(boolean down) {
         this.down = down;
+    }
+
+    /** The store module in the deployment (JPA or Infinispan), whichever it is. */
+    @PostConstruct
+    void findModuleStore() {
+        Bean<?> module = beans.getBeans(IdempotencyStore.class, Any.Literal.INSTANCE).stream()
+                .filter(bean -> bean.getBeanClass() != SwitchableStore.class && bean.getBeanClass() != InMemoryIdempotencyStore.class)
+                .findFirst().orElseThrow(() -> new IllegalStateException("no store module in the deployment"));
+        delegate = (IdempotencyStore) beans.getReference(module, IdempotencyStore.class, beans.createCreationalContext(module));
     }
 
     private void check() {

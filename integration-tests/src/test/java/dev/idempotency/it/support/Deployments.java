@@ -1,11 +1,16 @@
 package dev.idempotency.it.support;
 
 import java.io.File;
+import java.util.List;
+import java.util.Properties;
 
+import org.jboss.shrinkwrap.api.ArchivePath;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+import dev.idempotency.sample.PaymentsPersistence;
 
 /**
  * Test deployments: the sample application exactly as built, on PostgreSQL instead of the
@@ -17,6 +22,31 @@ public final class Deployments {
     private static final String PERSISTENCE = "WEB-INF/classes/META-INF/persistence.xml";
 
     private Deployments() {
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param hotRod the Infinispan client properties, added to that config
+     * @return the sample WAR on the Infinispan store instead of the JPA store (its business data
+     *     still on PostgreSQL): the JPA store's jar and entity out, the Infinispan store's jars in
+     */
+    public static WebArchive sampleAppOnInfinispan(String name, String config, Properties hotRod) {
+        StringBuilder withClient = new StringBuilder(config).append('\n');
+        hotRod.forEach((key, value) -> withClient.append(key).append('=').append(value).append('\n'));
+        WebArchive archive = sampleApp(name, withClient.toString());
+        archive.delete(PERSISTENCE);
+        archive.addAsResource("postgresql/persistence-infinispan.xml", "META-INF/persistence.xml");
+        archive.deleteClass(PaymentsPersistence.class);
+        List<ArchivePath> jpaStore = archive.getContent(path -> path.get().startsWith("/WEB-INF/lib/idempotency-jpa"))
+                .keySet().stream().toList();
+        jpaStore.forEach(archive::delete);
+        File[] libs = new File(System.getProperty("infinispan.libs", "target/infinispan-libs")).listFiles();
+        if (libs == null || libs.length == 0) {
+            throw new IllegalStateException("no Infinispan store jars in " + System.getProperty("infinispan.libs"));
+        }
+        archive.addAsLibraries(libs);
+        return archive;
     }
 
     /**
