@@ -1,0 +1,70 @@
+package dev.idempotency.infinispan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.internal.ConfigLookup;
+
+/** The Infinispan store's settings: defaults, overrides, and deployment errors that name key, value and what is allowed. */
+class InfinispanSettingsTest {
+
+    static ConfigLookup config(Map<String, String> values) {
+        return key -> Optional.ofNullable(values.get(key));
+    }
+
+    @Test
+    void defaultsToADistributedCacheWithTwoOwnersStoringProtoStream() {
+        InfinispanSettings settings = InfinispanSettings.load(config(Map.of()));
+
+        assertThat(settings.cacheName()).isEqualTo("idempotency");
+        assertThat(settings.cacheConfiguration()).contains("distributed-cache", "mode=\"SYNC\"", "owners=\"2\"",
+                "application/x-protostream");
+    }
+
+    @Test
+    void takesTheCacheNameAndConfigurationFromConfig() {
+        InfinispanSettings settings = InfinispanSettings.load(config(Map.of(
+                "idempotency.infinispan.cache", "payments-keys",
+                "idempotency.infinispan.cache-configuration", "{\"distributed-cache\":{\"owners\":\"3\"}}")));
+
+        assertThat(settings.cacheName()).isEqualTo("payments-keys");
+        assertThat(settings.cacheConfiguration()).isEqualTo("{\"distributed-cache\":{\"owners\":\"3\"}}");
+    }
+
+    @Test
+    void aBadCacheNameFailsTheDeploymentNamingKeyValueAndWhatIsAllowed() {
+        assertThatThrownBy(() -> InfinispanSettings.load(config(Map.of("idempotency.infinispan.cache", "my cache"))))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0601").hasMessageContaining("idempotency.infinispan.cache='my cache'")
+                .hasMessageContaining("allowed:");
+    }
+
+    @Test
+    void aCacheConfigurationThatIsNeitherXmlNorJsonFailsTheDeployment() {
+        assertThatThrownBy(() -> InfinispanSettings.load(config(Map.of("idempotency.infinispan.cache-configuration", "owners=2"))))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0602").hasMessageContaining("'owners=2'").hasMessageContaining("XML or JSON");
+    }
+
+    @Test
+    void passesOnlyTheHotRodClientPropertiesThrough() {
+        Map<String, String> values = Map.of(
+                "infinispan.client.hotrod.server_list", "ispn:11222",
+                "infinispan.client.hotrod.auth_username", "idem",
+                "idempotency.infinispan.cache", "keys",
+                "mp.messaging.incoming.orders.topic", "orders");
+
+        Properties client = InfinispanSettings.clientProperties(List.copyOf(values.keySet()), config(values));
+
+        assertThat(client).containsOnlyKeys("infinispan.client.hotrod.server_list", "infinispan.client.hotrod.auth_username");
+        assertThat(client.getProperty("infinispan.client.hotrod.server_list")).isEqualTo("ispn:11222");
+    }
+}
