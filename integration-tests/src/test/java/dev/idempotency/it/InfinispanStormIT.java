@@ -9,13 +9,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.InfinispanForTests;
 
-/** The storms on the Infinispan store (payments still counted in PostgreSQL). */
+/**
+ * The storms on the Infinispan store (payments still counted in PostgreSQL), with a Hot Rod
+ * client the application produces ({@code @IdempotencyCacheManager}).
+ */
 @ExtendWith({InfinispanForTests.class, ArquillianExtension.class})
 @RunAsClient
 class InfinispanStormIT extends StormChecks {
 
     @Deployment(testable = false)
     static WebArchive deployment() {
-        return Deployments.sampleAppOnInfinispan("storm-ispn", "", InfinispanForTests.clientProperties());
+        return Deployments.sampleAppOnInfinispanWithProducedClient("storm-ispn", "", InfinispanForTests.clientProperties());
     }
 }

@@ -10,6 +10,8 @@ import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
+import dev.idempotency.infinispan.InfinispanSettings;
+import dev.idempotency.it.resources.ProducedCacheManager;
 import dev.idempotency.sample.PaymentsPersistence;
 
 /**
@@ -47,6 +49,21 @@ public final class Deployments {
         }
         archive.addAsLibraries(libs);
         return archive;
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param hotRod the Infinispan client properties, put under {@code test.hotrod.*} for the
+     *     application's own producer
+     * @return the sample WAR on the Infinispan store, whose client the application produces
+     *     ({@link ProducedCacheManager}) instead of the store building it from MicroProfile Config
+     */
+    public static WebArchive sampleAppOnInfinispanWithProducedClient(String name, String config, Properties hotRod) {
+        Properties renamed = new Properties();
+        hotRod.forEach((key, value) -> renamed.setProperty(ProducedCacheManager.PREFIX
+                + key.toString().substring(InfinispanSettings.CLIENT_PREFIX.length()), value.toString()));
+        return sampleAppOnInfinispan(name, config, renamed).addClass(ProducedCacheManager.class);
     }
 
     /**
