@@ -56,8 +56,9 @@ public class IdempotencyInterceptor {
             claim.releaseAfterFailure(runtime.transactions());
             throw e;
         }
+        // An async endpoint's work goes on after the method returned: nothing to mark yet.
         boolean markable = runtime.transactions().active() && !(result instanceof CompletionStage<?>)
-                && !claim.releasedBy(result);
+                && !claim.asyncEndpoint() && !claim.releasedBy(result);
         // A rollback after this point (the commit fails) means nothing happened: release, whatever
         // answer an exception mapper then makes of it.
         runtime.transactions().whenTransactionEnds(committed -> {
@@ -69,6 +70,7 @@ public class IdempotencyInterceptor {
         // that a node stopping in between never lets a retry run it again. If another request
         // took the key over (our lease ran out), this transaction must not commit.
         if (markable && !claim.markExecuted()) {
+            runtime.transactions().setRollbackOnly();
             throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(claim.policy().endpoint(),
                     claim.keyForLog()));
         }

@@ -122,6 +122,7 @@ public class MethodInvocations {
             owned.complete(outcome);
         } else if (markable && !owned.markExecuted()) {
             // Another caller took the key over after our lease ran out: this transaction must not commit.
+            runtime.transactions().setRollbackOnly();
             throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(owned.policy().endpoint(),
                     owned.keyForLog()));
         }

@@ -132,20 +132,41 @@ public class OwnedClaim {
     }
 
     /**
-     * Releases the claim of a method that threw: at once for nobody else to complete it, in the
-     * store once the transaction the method ran in (if any) has ended. A store's transaction of
-     * its own must not begin inside the caller's: on Payara, a {@code REQUIRES_NEW} begun while
-     * the caller's transaction holds flushed writes on a non-XA pool enlists that connection, and
-     * its commit commits the caller's writes, which the caller's rollback then cannot undo.
+     * Ends the claim of a method that threw. Without a transaction it is released at once. In a
+     * transaction, nothing is decided until it ends (a store's transaction of its own must not
+     * begin inside the caller's: on Payara, a {@code REQUIRES_NEW} begun while the caller's
+     * transaction holds flushed writes on a non-XA pool enlists that connection and commits the
+     * caller's writes): a rollback releases the key; a commit despite the exception (a checked
+     * exception under {@code @Transactional}, {@code dontRollbackOn}) means the method's writes
+     * are in, so the work is marked executed and never runs again.
      *
      * @param transactions the caller's transaction, if any
      */
     public void releaseAfterFailure(TransactionGuard transactions) {
-        if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
+        boolean deferred = transactions.whenTransactionEnds(committed -> {
+            if (committed) {
+                markExecutedAfterCommit();
+            } else {
+                releaseAfterRollback();
+            }
+        });
+        if (!deferred) {
+            release();
+        }
+    }
+
+    private void markExecutedAfterCommit() {
+        if (!isOpen()) {
             return;
         }
-        if (!transactions.whenTransactionEnds(committed -> releaseInStore())) {
-            releaseInStore();
+        try {
+            if (store.markExecuted(key, owner, policy.lease(), policy.ttl())) {
+                executed = true;
+            } else {
+                LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
         }
     }
 

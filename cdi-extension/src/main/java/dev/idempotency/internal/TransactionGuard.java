@@ -47,6 +47,14 @@ public final class TransactionGuard {
         return true;
     }
 
+    /** Marks the thread's transaction, if any, rollback-only: it must not commit, whoever catches what. */
+    public void setRollbackOnly() {
+        TransactionSynchronizationRegistry transactions = registry();
+        if (transactions != null && transactions.getTransactionStatus() == Status.STATUS_ACTIVE) {
+            transactions.setRollbackOnly();
+        }
+    }
+
     /** @return whether a JTA transaction is associated with this thread, in whatever state */
     public boolean present() {
         TransactionSynchronizationRegistry transactions = registry();

@@ -81,12 +81,9 @@ public final class InfinispanRecords {
             StoredRecord executed = current.getValue().executed();
             // The marker first: an executed record without its marker would read as "outcome lost".
             cache.put(key + DUE_SUFFIX, executed, lease.toMillis(), TimeUnit.MILLISECONDS);
-            boolean marked = cache.replaceWithVersion(key, executed, current.getVersion(),
+            // On failure the marker stays to expire: it may be another owner's by now.
+            return cache.replaceWithVersion(key, executed, current.getVersion(),
                     retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
-            if (!marked) {
-                cache.remove(key + DUE_SUFFIX);
-            }
-            return marked;
         });
     }
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.resources.ContractResource;
 import dev.idempotency.it.resources.Counters;
+import dev.idempotency.it.resources.DeclinedException;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
 import dev.idempotency.it.resources.UnmanagedResource;
@@ -44,7 +45,8 @@ abstract class HttpContractChecks {
      */
     static WebArchive withContractResources(WebArchive archive) {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
-                RejectedException.Mapper.class, UnmanagedResource.class);
+                RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
+                DeclinedException.Mapper.class);
     }
 
     @ArquillianResource
@@ -424,6 +426,21 @@ abstract class HttpContractChecks {
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("nothing committed, nothing replayed").isEmpty();
         assertThat(executions("rollback") - before).isEqualTo(2);
+    }
+
+    @Test
+    void aCheckedExceptionWhoseTransactionCommittedIsNeverRunAgain() {
+        String key = newKey();
+        long before = executions("committed-decline");
+
+        HttpResponse<byte[]> first = http.postJson("api/contract/committed-decline", key, "{}");
+        HttpResponse<byte[]> retry = http.postJson("api/contract/committed-decline", key, "{}");
+
+        // @Transactional commits on a checked exception: the work is in, so its answer is pinned.
+        assertThat(first.statusCode()).isEqualTo(402);
+        assertThat(retry.statusCode()).isEqualTo(402);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(executions("committed-decline") - before).isEqualTo(1);
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.idempotency.jpa;
 
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import javax.naming.InitialContext;
@@ -29,6 +31,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 public class SeparateRecordTransactions implements RecordTransactions {
 
     private static final String DEFAULT_EXECUTOR = "java:comp/DefaultManagedExecutorService";
+    private static final long WAIT_SECONDS = 30;
 
     @Inject
     JtaRecordTransactions transactions;
@@ -43,7 +46,13 @@ public class SeparateRecordTransactions implements RecordTransactions {
         }
         Future<T> result = executor().submit(() -> transactions.inNewTransaction(work));
         try {
-            return result.get();
+            // Bounded: the caller's transaction may hold a lock the store's statement waits for
+            // (the same key claimed twice in one transaction); a hang would hide that.
+            return result.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            result.cancel(true);
+            throw new IdempotencyStoreException("the store's transaction did not finish within " + WAIT_SECONDS
+                    + " s (waiting for a lock the caller's own transaction holds?)", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;

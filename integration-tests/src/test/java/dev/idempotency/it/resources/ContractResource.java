@@ -155,6 +155,21 @@ public class ContractResource {
         return result;
     }
 
+    /**
+     * Throws a checked exception, which {@code @Transactional} commits: the work before it is in,
+     * so a retry must not run it again.
+     *
+     * @throws DeclinedException always
+     */
+    @POST
+    @Path("committed-decline")
+    @Idempotent
+    @jakarta.transaction.Transactional
+    public String committedDecline(String body) throws DeclinedException {
+        run("committed-decline");
+        throw new DeclinedException("declined after the work was written");
+    }
+
     @POST
     @Path("stage")
     @Idempotent
