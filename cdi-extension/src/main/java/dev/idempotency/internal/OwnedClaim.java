@@ -65,11 +65,10 @@ public class OwnedClaim {
         if (!isOpen()) {
             return true;
         }
-        if (!store.markExecuted(key, owner, policy.lease(), policy.ttl())) {
+        if (!markInStore()) {
             LOG.warning(Messages.ownershipLostBeforeCommit(policy.endpoint(), keyForLog()));
             return false;
         }
-        executed = true;
         return true;
     }
 
@@ -160,14 +159,21 @@ public class OwnedClaim {
             return;
         }
         try {
-            if (store.markExecuted(key, owner, policy.lease(), policy.ttl())) {
-                executed = true;
-            } else {
+            if (!markInStore()) {
                 LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
             }
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
         }
+    }
+
+    /** @return whether the store marked the work executed (then so does this claim) */
+    private boolean markInStore() {
+        boolean marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+        if (marked) {
+            executed = true;
+        }
+        return marked;
     }
 
     private void releaseInStore() {

@@ -5,14 +5,8 @@ import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
@@ -39,25 +33,7 @@ class TwoInstancesOnInfinispanIT {
             String key = newKey();
             String orderId = "o-two-" + UUID.randomUUID();
             String body = "{\"orderId\":\"" + orderId + "\",\"amount\":40,\"currency\":\"EUR\",\"delayMs\":300}";
-            ExecutorService senders = Executors.newFixedThreadPool(40);
-            List<HttpResponse<byte[]>> answers = new ArrayList<>();
-            try {
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-                for (int i = 0; i < 40; i++) {
-                    Http instance = instances.get(i % 2);
-                    futures.add(senders.submit(() -> {
-                        start.await();
-                        return instance.postJson("api/payments", key, body);
-                    }));
-                }
-                start.countDown();
-                for (Future<HttpResponse<byte[]>> future : futures) {
-                    answers.add(future.get(120, TimeUnit.SECONDS));
-                }
-            } finally {
-                senders.shutdownNow();
-            }
+            List<HttpResponse<byte[]>> answers = Http.postAllAtOnce(instances, "api/payments", key, body, 40);
             long executions = instances.get(0).count("api/payments/executions") + instances.get(1).count("api/payments/executions");
             long created = answers.stream().filter(a -> a.statusCode() == 201).count();
             long conflicts = answers.stream().filter(a -> a.statusCode() == 409).count();

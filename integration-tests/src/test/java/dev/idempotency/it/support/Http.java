@@ -151,14 +151,32 @@ public final class Http {
      * @throws Exception when a request fails or takes longer than 120 s
      */
     public List<HttpResponse<byte[]>> postAllAtOnce(String path, String key, String json, int count) throws Exception {
+        return postAllAtOnce(List.of(this), path, key, json, count);
+    }
+
+    /**
+     * Sends the same POST from {@code count} threads released at once, spread in turn over
+     * several servers (request {@code i} to {@code targets[i % targets.size()]}).
+     *
+     * @param targets the servers
+     * @param path the path
+     * @param key the Idempotency-Key
+     * @param json the body
+     * @param count how many
+     * @return the answers, in the order the requests were prepared
+     * @throws Exception when a request fails or takes longer than 120 s
+     */
+    public static List<HttpResponse<byte[]>> postAllAtOnce(List<Http> targets, String path, String key, String json,
+            int count) throws Exception {
         ExecutorService senders = Executors.newFixedThreadPool(count);
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
             for (int i = 0; i < count; i++) {
+                Http target = targets.get(i % targets.size());
                 futures.add(senders.submit(() -> {
                     start.await();
-                    return postJson(path, key, json);
+                    return target.postJson(path, key, json);
                 }));
             }
             start.countDown();
