@@ -12,7 +12,7 @@ import jakarta.persistence.Version;
 
 /**
  * One row of {@code idempotency_record}: a claimed key, its state and, once completed, the
- * outcome replayed to retries. Times are the database's ({@code LOCALTIMESTAMP}), never an
+ * outcome replayed to retries. Times are the database's clock in UTC ({@link DatabaseClock}), never an
  * application node's. The DDL for PostgreSQL, MariaDB and H2 is in this jar under
  * {@code META-INF/idempotency/ddl/}.
  */

@@ -1,6 +1,5 @@
 package dev.idempotency.jpa;
 
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.LinkedHashMap;
@@ -20,7 +19,7 @@ import dev.idempotency.spi.StoredOutcome;
  * The JPA store's logic, free of any container: claims race on the primary key (an INSERT in a
  * transaction of its own), an expired lease is taken over by an UPDATE guarded by the row's
  * version, completion and release are owner-checked UPDATE/DELETE statements. Every expiry is
- * judged against the database's {@code LOCALTIMESTAMP}, read in the same transaction.
+ * judged against the database's clock in UTC ({@link DatabaseClock}), read in the same transaction.
  */
 public final class JpaRecords {
 
@@ -32,6 +31,7 @@ public final class JpaRecords {
     private static final int CLAIM_ROUNDS = 5;
 
     private final RecordTransactions transactions;
+    private final DatabaseClock clock = new DatabaseClock();
 
     /**
      * @param transactions where the work runs
@@ -42,6 +42,7 @@ public final class JpaRecords {
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#claim}. */
     public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        clock.resolve(transactions);
         RuntimeException lastFailure = null;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             try {
@@ -65,14 +66,14 @@ public final class JpaRecords {
         throw new IdempotencyStoreException("claim failed: the insert was refused and no row explains why", lastFailure);
     }
 
-    private static ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease) {
+    private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease) {
         // A row usually exists for a retry: read it first, so that only a true race meets the
         // unique constraint (and the provider's log of the violation).
         ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease);
         if (existing != null) {
             return existing;
         }
-        LocalDateTime now = databaseNow(em);
+        LocalDateTime now = clock.now(em);
         String owner = UUID.randomUUID().toString();
         em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease)));
         em.flush();
@@ -80,8 +81,8 @@ public final class JpaRecords {
     }
 
     /** @return the live record, a takeover of an expired one, or null when there is no row */
-    private static ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease) {
-        LocalDateTime now = databaseNow(em);
+    private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease) {
+        LocalDateTime now = clock.now(em);
         IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
         if (row == null) {
             return null;
@@ -108,9 +109,10 @@ public final class JpaRecords {
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction. */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        clock.resolve(transactions);
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
+                LocalDateTime now = clock.now(em);
                 return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
                         + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
                         + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
@@ -133,9 +135,10 @@ public final class JpaRecords {
      * transaction, so that the mark commits with the business rows or not at all.
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        clock.resolve(transactions);
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
+                LocalDateTime now = clock.now(em);
                 return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
                         + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                         + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
@@ -151,9 +154,10 @@ public final class JpaRecords {
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#release}: in a transaction of its own. */
     public boolean release(String key, String owner) {
+        clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
+                LocalDateTime now = clock.now(em);
                 // An EXECUTED record too: its owner releases it only when the work's transaction rolled back.
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
                         + " AND ((r.state = :inProgress AND r.leaseEnd > :now) OR (r.state = :executed AND r.expiresAt > :now))")
@@ -168,9 +172,10 @@ public final class JpaRecords {
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#find}. */
     public Optional<IdempotencyRecord> find(String key) {
+        clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
+                LocalDateTime now = clock.now(em);
                 IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
                 return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
@@ -189,9 +194,10 @@ public final class JpaRecords {
      * @return how many rows were deleted
      */
     public int purgeBatch(int batchSize, Duration abandonedAfter) {
+        clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = databaseNow(em);
+                LocalDateTime now = clock.now(em);
                 LocalDateTime abandonedBefore = now.minus(abandonedAfter);
                 List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE"
                         + " (r.state IN (:completed, :executed) AND r.expiresAt <= :now)"
@@ -240,18 +246,6 @@ public final class JpaRecords {
     private static boolean expired(IdempotencyRecordEntity row, LocalDateTime now) {
         LocalDateTime end = IN_PROGRESS.equals(row.state()) ? row.leaseEnd() : row.expiresAt();
         return !end.isAfter(now);
-    }
-
-    /** The database's clock, in the session's time zone, to microseconds. */
-    static LocalDateTime databaseNow(EntityManager em) {
-        Object now = em.createNativeQuery("SELECT LOCALTIMESTAMP(6)").getSingleResult();
-        if (now instanceof LocalDateTime local) {
-            return local;
-        }
-        if (now instanceof Timestamp timestamp) {
-            return timestamp.toLocalDateTime();
-        }
-        throw new IllegalStateException("the database answered LOCALTIMESTAMP with " + now.getClass().getName());
     }
 
     private static IdempotencyRecord toRecord(IdempotencyRecordEntity row, LocalDateTime now) {

@@ -1,4 +1,4 @@
--- The JPA store's table for H2 (idempotency-jpa). Times are the database's LOCALTIMESTAMP.
+-- The JPA store's table for H2 (idempotency-jpa). Times are the database's clock in UTC.
 CREATE TABLE idempotency_record (
     record_key      VARCHAR(64)  NOT NULL,
     state           VARCHAR(16)  NOT NULL,

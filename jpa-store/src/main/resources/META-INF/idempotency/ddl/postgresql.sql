@@ -1,5 +1,5 @@
 -- The JPA store's table for PostgreSQL (idempotency-jpa). Apply it with your migrations when
--- schema generation is off. Times are the database's LOCALTIMESTAMP.
+-- schema generation is off. Times are the database's clock in UTC.
 CREATE TABLE idempotency_record (
     record_key      VARCHAR(64)  NOT NULL,
     state           VARCHAR(16)  NOT NULL,

@@ -37,10 +37,25 @@ final class Databases {
                 }
             }
         }
+        return open(url, user, "main");
+    }
+
+    /**
+     * Opens the test persistence unit on a database whose table exists, as a node of its own:
+     * EclipseLink shares one session (and its connections) between factories of the same unit
+     * unless their session names differ.
+     *
+     * @param url the JDBC URL
+     * @param user the user
+     * @param node names the session
+     * @return a factory on the database
+     */
+    static EntityManagerFactory open(String url, String user, String node) {
         return Persistence.createEntityManagerFactory("idempotency-test", Map.of(
                 "jakarta.persistence.jdbc.url", url,
                 "jakarta.persistence.jdbc.user", user,
-                "jakarta.persistence.jdbc.password", ""));
+                "jakarta.persistence.jdbc.password", "",
+                "eclipselink.session-name", "idempotency-test-" + node));
     }
 
     private static String ddl(String name) throws IOException {
