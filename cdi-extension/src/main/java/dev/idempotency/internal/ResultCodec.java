@@ -18,13 +18,15 @@ public final class ResultCodec implements AutoCloseable {
     private final Jsonb jsonb = JsonbBuilder.create();
 
     /**
-     * @param value a value (may be null)
+     * @param value a value (may be null; a null {@code Optional} is written as an empty one)
      * @param type its generic type
      * @return its JSON, UTF-8
      */
     public byte[] write(Object value, Type type) {
         if (isOptional(type)) {
-            return write(((Optional<?>) value).orElse(null), ((ParameterizedType) type).getActualTypeArguments()[0]);
+            // A method may return null, or be passed null, where it declares an Optional.
+            Object present = value == null ? null : ((Optional<?>) value).orElse(null);
+            return write(present, ((ParameterizedType) type).getActualTypeArguments()[0]);
         }
         return (value == null ? "null" : jsonb.toJson(value, type)).getBytes(StandardCharsets.UTF_8);
     }

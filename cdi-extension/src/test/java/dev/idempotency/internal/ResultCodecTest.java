@@ -46,4 +46,16 @@ class ResultCodecTest {
             assertThat(codec.read(codec.write(null, Payment.class), Payment.class)).isNull();
         }
     }
+
+    @Test
+    void aNullInPlaceOfAnOptionalIsWrittenAsAnEmptyOne() throws Exception {
+        // Found by ResultCodecFuzzTest: it threw a NullPointerException, so a method returning null
+        // for an Optional had no replayable result, and a null Optional argument failed the call.
+        try (ResultCodec codec = new ResultCodec()) {
+            byte[] json = codec.write(null, type("optionalType"));
+
+            assertThat(json).isEqualTo(codec.write(Optional.empty(), type("optionalType")));
+            assertThat(codec.read(json, type("optionalType"))).isEqualTo(Optional.empty());
+        }
+    }
 }
