@@ -23,6 +23,7 @@ import dev.idempotency.internal.OwnedClaim;
 import dev.idempotency.internal.ResultCodec;
 import dev.idempotency.internal.ResultShape;
 import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
@@ -38,6 +39,8 @@ import dev.idempotency.spi.StoredOutcome;
 public class MethodInvocations {
 
     private static final Logger LOG = Logger.getLogger(MethodInvocations.class.getName());
+    /** A store that is down or full fails every claim: one record per 10 s, not one per request. */
+    private static final ThrottledLog CLAIM_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
     private static final Map<String, List<String>> JSON = Map.of("Content-Type", List.of("application/json"));
 
     @Inject
@@ -75,7 +78,7 @@ public class MethodInvocations {
             claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
         } catch (RuntimeException e) {
             if (plan.policy().failOpen()) {
-                LOG.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
+                CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
                 return context.proceed();
             }
             throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);

@@ -20,6 +20,7 @@ import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.RequestBody;
 import dev.idempotency.internal.RequestFingerprint;
 import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -36,6 +37,8 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
     static final String CLAIM_PROPERTY = HttpClaim.class.getName();
 
     private static final Logger LOG = Logger.getLogger(IdempotencyKeyFilter.class.getName());
+    /** A store that is down or full fails every claim: one record per 10 s, not one per request. */
+    private static final ThrottledLog CLAIM_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
 
     private final IdempotencyStore store;
     private final CurrentHttpClaim currentHttpClaim;
@@ -92,7 +95,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         try {
             claim = store.claim(scopedKey, fingerprint, policy.lease());
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), policy.failOpen()), e);
+            CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), policy.failOpen()), e);
             if (!policy.failOpen()) {
                 request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
                         "The idempotency store cannot be reached; the request was not executed. Retry later.",
