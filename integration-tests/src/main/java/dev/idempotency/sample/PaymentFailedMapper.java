@@ -1,7 +1,5 @@
 package dev.idempotency.sample;
 
-import java.util.Map;
-
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -12,10 +10,6 @@ public class PaymentFailedMapper implements ExceptionMapper<PaymentFailedExcepti
 
     @Override
     public Response toResponse(PaymentFailedException failure) {
-        return Response.status(Response.Status.BAD_GATEWAY)
-                .type("application/problem+json")
-                .entity(Map.of("type", "about:blank", "title", "Payment failed", "status", 502,
-                        "detail", failure.getMessage()))
-                .build();
+        return ProblemJson.of(Response.Status.BAD_GATEWAY, "Payment failed", failure.getMessage());
     }
 }

@@ -8,6 +8,8 @@ import java.util.UUID;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -55,7 +57,7 @@ public class PaymentResource {
     @Transactional
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response create(PaymentRequest request) throws InterruptedException {
+    public Response create(@Valid @NotNull PaymentRequest request) throws InterruptedException {
         ledger.countExecution();
         if (request.getDelayMs() > 0) {
             Thread.sleep(Math.min(request.getDelayMs(), MAX_DELAY_MS));

@@ -43,20 +43,45 @@ public final class RawHttp {
             request.append(line).append("\r\n");
         }
         request.append("\r\n");
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), target.getPort())) {
+        byte[] head = request.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] whole = new byte[head.length + bodyBytes.length];
+        System.arraycopy(head, 0, whole, 0, head.length);
+        System.arraycopy(bodyBytes, 0, whole, head.length, bodyBytes.length);
+        return exchange(target.getPort(), whole);
+    }
+
+    /**
+     * Sends a whole request exactly as given, then closes the sending half (so that a request
+     * shorter than it claims ends there), and reads the answer until the server closes.
+     *
+     * @param port the server's port on loopback
+     * @param request the request's bytes, request line to body
+     * @return the answer; status 0 when the server closed without answering
+     * @throws IOException when the exchange fails
+     */
+    public static Answer exchange(int port, byte[] request) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            out.write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
-            out.write(bodyBytes);
-            out.flush();
+            try {
+                out.write(request);
+                out.flush();
+                socket.shutdownOutput();
+            } catch (IOException refusedMidway) {
+                // the server may answer (and close) before reading a body it refuses: read that answer
+            }
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream all = new ByteArrayOutputStream();
-            in.transferTo(all);
+            try {
+                in.transferTo(all);
+            } catch (IOException reset) {
+                // a reset after the answer was sent: keep what arrived
+            }
             String response = all.toString(StandardCharsets.ISO_8859_1);
             int split = response.indexOf("\r\n\r\n");
             String head = split < 0 ? response : response.substring(0, split);
             String rest = split < 0 ? "" : response.substring(split + 4);
-            int status = Integer.parseInt(head.substring(9, 12));
+            int status = head.startsWith("HTTP/1.") && head.length() >= 12 ? Integer.parseInt(head.substring(9, 12)) : 0;
             return new Answer(status, head, rest);
         }
     }
