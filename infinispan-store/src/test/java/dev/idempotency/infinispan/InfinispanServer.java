@@ -49,6 +49,18 @@ public final class InfinispanServer implements AutoCloseable {
     }
 
     /**
+     * Stops this node and starts it again where it was, on the data it left behind: what a cache
+     * with a file store keeps survives.
+     *
+     * @return the new process
+     * @throws Exception when it does not start
+     */
+    public InfinispanServer restartKeepingData() throws Exception {
+        close();
+        return launch(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port, false);
+    }
+
+    /**
      * Starts one node and waits until it is healthy.
      *
      * @param node the node's name, also its work folder under target/infinispan
@@ -75,9 +87,16 @@ public final class InfinispanServer implements AutoCloseable {
      */
     public static InfinispanServer start(String node, String cluster, int jgroupsPort, String initialHosts, int port)
             throws Exception {
+        return launch(node, cluster, jgroupsPort, initialHosts, port, true);
+    }
+
+    private static InfinispanServer launch(String node, String cluster, int jgroupsPort, String initialHosts, int port,
+            boolean fresh) throws Exception {
         String lib = System.getProperty("infinispan.server.lib", "test-server/target/server-lib");
         Path root = Path.of("target", "infinispan", node).toAbsolutePath();
-        deleteTree(root);
+        if (fresh) {
+            deleteTree(root);
+        }
         Path conf = Files.createDirectories(root.resolve("conf"));
         for (String file : CONF) {
             try (InputStream in = InfinispanServer.class.getResourceAsStream("/infinispan-server/conf/" + file)) {

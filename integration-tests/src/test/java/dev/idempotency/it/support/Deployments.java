@@ -36,18 +36,29 @@ public final class Deployments {
     public static WebArchive sampleAppOnInfinispan(String name, String config, Properties hotRod) {
         StringBuilder withClient = new StringBuilder(config).append('\n');
         hotRod.forEach((key, value) -> withClient.append(key).append('=').append(value).append('\n'));
-        WebArchive archive = sampleApp(name, withClient.toString());
+        WebArchive archive = sampleAppOnMemoryStore(name, withClient.toString());
+        File[] libs = new File(System.getProperty("infinispan.libs", "target/infinispan-libs")).listFiles();
+        if (libs == null || libs.length == 0) {
+            throw new IllegalStateException("no Infinispan store jars in " + System.getProperty("infinispan.libs"));
+        }
+        archive.addAsLibraries(libs);
+        return archive;
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @return the sample WAR on the library's default in-memory store (its business data still
+     *     on PostgreSQL): the JPA store's jar and entity out
+     */
+    public static WebArchive sampleAppOnMemoryStore(String name, String config) {
+        WebArchive archive = sampleApp(name, config);
         archive.delete(PERSISTENCE);
         archive.addAsResource("postgresql/persistence-infinispan.xml", "META-INF/persistence.xml");
         archive.deleteClass(PaymentsPersistence.class);
         List<ArchivePath> jpaStore = archive.getContent(path -> path.get().startsWith("/WEB-INF/lib/idempotency-jpa"))
                 .keySet().stream().toList();
         jpaStore.forEach(archive::delete);
-        File[] libs = new File(System.getProperty("infinispan.libs", "target/infinispan-libs")).listFiles();
-        if (libs == null || libs.length == 0) {
-            throw new IllegalStateException("no Infinispan store jars in " + System.getProperty("infinispan.libs"));
-        }
-        archive.addAsLibraries(libs);
         return archive;
     }
 

@@ -40,6 +40,16 @@ public final class InfinispanForTests implements BeforeAllCallback, AfterAllCall
     }
 
     /**
+     * Starts the stopped server again on the same address and its data: what a cache with a file
+     * store persisted is there again.
+     *
+     * @throws Exception when it does not start again
+     */
+    public static void restartKeepingData() throws Exception {
+        server = server.restartKeepingData();
+    }
+
+    /**
      * Stops the server (SIGTERM): an outage.
      *
      * @throws InterruptedException when interrupted

@@ -6,6 +6,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 import dev.idempotency.IdempotencyScope;
@@ -49,19 +51,39 @@ public final class PaymentsDatabase {
                 rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.<String>empty());
     }
 
+    /**
+     * @param jdbcUrl the database (this machine's shared one, or a test's own)
+     * @param orderPrefix the start of the order ids of one run
+     * @return the number of {@code payment} rows per order id
+     */
+    public static Map<String, Long> rowsPerOrder(String jdbcUrl, String orderPrefix) {
+        return query(jdbcUrl, "SELECT order_id, count(*) FROM payment WHERE order_id LIKE ? GROUP BY order_id",
+                orderPrefix + "%", rs -> {
+                    Map<String, Long> rows = new HashMap<>();
+                    while (rs.next()) {
+                        rows.put(rs.getString(1), rs.getLong(2));
+                    }
+                    return rows;
+                });
+    }
+
     private interface Reader<T> {
         T read(ResultSet rs) throws SQLException;
     }
 
     private static <T> T query(String sql, String parameter, Reader<T> reader) {
-        try (Connection connection = DriverManager.getConnection(PostgreSqlDataSource.URL, PostgreSqlDataSource.USER, "");
+        return query(PostgreSqlDataSource.URL, sql, parameter, reader);
+    }
+
+    private static <T> T query(String url, String sql, String parameter, Reader<T> reader) {
+        try (Connection connection = DriverManager.getConnection(url, PostgreSqlDataSource.USER, "");
                 PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, parameter);
             try (ResultSet rs = statement.executeQuery()) {
                 return reader.read(rs);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL at " + PostgreSqlDataSource.URL + " did not answer " + sql, e);
+            throw new IllegalStateException("PostgreSQL at " + url + " did not answer " + sql, e);
         }
     }
 }

@@ -1,0 +1,144 @@
+package dev.idempotency.it.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A bounded load on {@code POST api/payments}: each client thread sends, one after the other,
+ * either a first request with a fresh key and order, or a retry of an earlier key with its exact
+ * body. Every answer is recorded per key, with when it came, so that a test can hold them against
+ * the rows the database holds per order.
+ */
+public final class MixedLoad {
+
+    /** One answer: its status (0 when the exchange failed) and when it arrived. */
+    public record Answer(int status, long atNanos) {
+    }
+
+    /** A key, its order and every answer it got. */
+    public record Key(String key, String orderId, String body, List<Answer> answers) {
+
+        /** @return whether some answer was a 2xx */
+        public boolean succeeded() {
+            return answers.stream().anyMatch(answer -> answer.status() / 100 == 2);
+        }
+
+        /** @return whether every answer was a 503: the store never admitted this key */
+        public boolean onlyRefused() {
+            return answers.stream().allMatch(answer -> answer.status() == 503);
+        }
+    }
+
+    private final Http http;
+    private final String orderPrefix;
+    private final List<Key> keys = new CopyOnWriteArrayList<>();
+    private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+    private final AtomicLong requests = new AtomicLong();
+
+    /**
+     * @param http the target
+     * @param orderPrefix the start of every order id of this run
+     */
+    public MixedLoad(Http http, String orderPrefix) {
+        this.http = http;
+        this.orderPrefix = orderPrefix;
+    }
+
+    /**
+     * Runs the load in the background.
+     *
+     * @param duration how long
+     * @param clients how many requests in flight at once
+     * @param retryShare the share of requests that retry an earlier key (0 to 1)
+     * @return completes when the load ends
+     */
+    public Future<?> start(Duration duration, int clients, double retryShare) {
+        ExecutorService threads = Executors.newFixedThreadPool(clients + 1);
+        long end = System.nanoTime() + duration.toNanos();
+        List<Future<?>> all = new ArrayList<>();
+        for (int client = 0; client < clients; client++) {
+            all.add(threads.submit(() -> {
+                while (System.nanoTime() < end) {
+                    send(pick(retryShare));
+                }
+                return null;
+            }));
+        }
+        Future<?> done = threads.submit(() -> {
+            for (Future<?> client : all) {
+                client.get();
+            }
+            return null;
+        });
+        threads.shutdown();
+        return done;
+    }
+
+    private Key pick(double retryShare) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int known = keys.size();
+        if (known > 0 && random.nextDouble() < retryShare) {
+            return keys.get(random.nextInt(known));
+        }
+        String orderId = orderPrefix + keys.size() + "-" + random.nextInt(1_000_000);
+        Key fresh = new Key(Http.newKey(), orderId,
+                "{\"orderId\":\"" + orderId + "\",\"amount\":" + (1 + random.nextInt(999)) + ",\"currency\":\"EUR\"}",
+                new CopyOnWriteArrayList<>());
+        keys.add(fresh);
+        return fresh;
+    }
+
+    private void send(Key key) {
+        int status;
+        try {
+            status = http.postJson("api/payments", key.key(), key.body()).statusCode();
+        } catch (IllegalStateException exchangeFailed) {
+            status = 0;
+        }
+        key.answers().add(new Answer(status, System.nanoTime()));
+        statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+        requests.incrementAndGet();
+    }
+
+    /** @return every key sent so far */
+    public List<Key> keys() {
+        return List.copyOf(keys);
+    }
+
+    /** @return answers per status (0: the exchange failed) */
+    public Map<Integer, Long> statuses() {
+        Map<Integer, Long> copy = new java.util.TreeMap<>();
+        statuses.forEach((status, n) -> copy.put(status, n.get()));
+        return copy;
+    }
+
+    /** @return how many requests were sent */
+    public long requests() {
+        return requests.get();
+    }
+
+    /**
+     * @param since a {@link System#nanoTime()} instant
+     * @return when the first 2xx after it arrived, or -1
+     */
+    public long firstSuccessAfter(long since) {
+        return keys.stream().flatMap(key -> key.answers().stream())
+                .filter(answer -> answer.status() / 100 == 2 && answer.atNanos() >= since)
+                .mapToLong(Answer::atNanos).min().orElse(-1);
+    }
+
+    /** Waits for a started load to end (bounded). */
+    public static void await(Future<?> load, Duration atMost) throws Exception {
+        load.get(atMost.toMillis(), TimeUnit.MILLISECONDS);
+    }
+}
