@@ -39,9 +39,23 @@ public final class PayaraMicroProcess implements AutoCloseable {
      * @throws Exception when it cannot be started
      */
     public static PayaraMicroProcess start(String name, Archive<?>... archives) throws Exception {
+        return start(name, List.of(), archives);
+    }
+
+    /**
+     * Starts Payara Micro, its JVM with extra options (a time zone, say), and waits until it is ready.
+     *
+     * @param name names the work folder, the log and the cluster
+     * @param jvmOptions options for the server's JVM
+     * @param archives what to deploy, in order
+     * @return the running server
+     * @throws Exception when it cannot be started
+     */
+    public static PayaraMicroProcess start(String name, List<String> jvmOptions, Archive<?>... archives) throws Exception {
         Path work = Files.createDirectories(Path.of("target", "payara-" + name));
-        List<String> command = new ArrayList<>(List.of("java", "-Dhazelcast.socket.bind.any=false",
-                "-jar", System.getProperty("payara.microJar"),
+        List<String> command = new ArrayList<>(List.of("java", "-Dhazelcast.socket.bind.any=false"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", System.getProperty("payara.microJar"),
                 "--clustermode", "tcpip:127.0.0.1:6900", "--interfaces", "127.0.0.1",
                 "--clustername", "idempotency-" + name, "--prebootcommandfile", System.getProperty("loopback.commands")));
         for (Archive<?> archive : archives) {
