@@ -79,6 +79,38 @@ public final class Deployments {
 
     /**
      * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param jdbcUrl a PostgreSQL database of the test's own
+     * @return the sample WAR on the JPA store, its unit on that database: a {@code <data-source>}
+     *     in web.xml instead of {@link PostgreSqlDataSource}, whose pool checks a connection before
+     *     handing it out and drops them all when one is dead, so that it recovers from an outage
+     *     (Payara refuses an empty password; the test database trusts loopback and ignores it)
+     */
+    public static WebArchive sampleAppOnDatabase(String name, String config, String jdbcUrl) {
+        WebArchive archive = sampleApp(name, config);
+        archive.deleteClass(PostgreSqlDataSource.class);
+        archive.setWebXML(new StringAsset("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                  <data-source>
+                    <name>%s</name>
+                    <class-name>org.postgresql.ds.PGSimpleDataSource</class-name>
+                    <url>%s</url>
+                    <user>%s</user>
+                    <password>trust-auth-ignores-it</password>
+                    <min-pool-size>2</min-pool-size>
+                    <max-pool-size>40</max-pool-size>
+                    <property><name>fish.payara.is-connection-validation-required</name><value>true</value></property>
+                    <property><name>fish.payara.connection-validation-method</name><value>auto-commit</value></property>
+                    <property><name>fish.payara.fail-all-connections</name><value>true</value></property>
+                  </data-source>
+                </web-app>
+                """.formatted(PostgreSqlDataSource.JNDI_NAME, jdbcUrl, PostgreSqlDataSource.USER)));
+        return archive;
+    }
+
+    /**
+     * @param name the archive name (the context root)
      * @return the sample WAR exactly as built: the demo, on the server's default datasource
      */
     public static WebArchive sampleAppAsBuilt(String name) {

@@ -17,7 +17,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class PostgreSqlDataSource {
 
-    static final String JNDI_NAME = "java:app/jdbc/payments";
+    public static final String JNDI_NAME = "java:app/jdbc/payments";
     /** Also what the tests use to count rows. */
     public static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
     public static final String USER = "postgres";
