@@ -29,8 +29,8 @@ import dev.idempotency.spi.StoredOutcome;
  *
  * <p>Bounded: at {@code idempotency.memory.max-entries} live records it refuses new claims with
  * {@link IdempotencyStoreException} (fail closed, HTTP 503) rather than evict a record a retry
- * may still need. Expired records are swept at most once a second, by whichever call comes
- * first, so memory returns once keys expire.
+ * may still need. Expired records are swept at most once a second, by whichever claim or
+ * look-up comes first, so memory returns once keys expire and the store is used again.
  */
 @ApplicationScoped
 public class InMemoryIdempotencyStore implements IdempotencyStore {
@@ -77,9 +77,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         return maxEntries;
     }
 
-    /** @return how many records are held, expired ones not yet swept included */
+    /** @return how many records the map holds, expired ones not yet swept included */
     public int size() {
-        return live.get();
+        return entries.size();
     }
 
     @Override
@@ -155,8 +155,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(String key) {
-        Entry entry = entries.get(key);
         long now = nanoClock.getAsLong();
+        sweep(now, false);
+        Entry entry = entries.get(key);
         return entry == null || entry.expiredAt(now) ? Optional.empty() : Optional.of(entry.toRecord(key, now));
     }
 

@@ -28,6 +28,26 @@ public final class RequestBody {
     }
 
     /**
+     * Reads a Content-Length header as a long: JAX-RS's {@code getLength()} is an int and fails
+     * on a declared length over 2 GiB, which must get a 413 like any body over the limit.
+     *
+     * @param header the header's value, or null
+     * @return the declared length; {@link Long#MAX_VALUE} for digits beyond a long; -1 when
+     *     absent or not a number (the HTTP server refuses those first)
+     */
+    public static long declaredLength(String header) {
+        String digits = header == null ? "" : header.trim();
+        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException beyondLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
      * @param in the entity stream (may be {@code null} for none)
      * @param declaredLength the Content-Length, or -1
      * @param limit the largest body accepted

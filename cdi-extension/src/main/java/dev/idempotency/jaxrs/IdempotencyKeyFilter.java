@@ -9,6 +9,7 @@ import java.util.logging.Logger;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.cdi.CurrentHttpClaim;
@@ -73,7 +74,8 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         }
         RequestBody body;
         try {
-            body = RequestBody.read(request.getEntityStream(), request.getLength(), settings.maxRequestBodySize());
+            body = RequestBody.read(request.getEntityStream(),
+                    RequestBody.declaredLength(request.getHeaderString(HttpHeaders.CONTENT_LENGTH)), settings.maxRequestBodySize());
         } catch (RequestBody.TooLargeException e) {
             request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
                     "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body."));

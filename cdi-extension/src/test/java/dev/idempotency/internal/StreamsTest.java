@@ -91,4 +91,14 @@ class StreamsTest {
         assertThat(client.toString(StandardCharsets.UTF_8)).isEqualTo("0123456789abcdef");
         assertThat(capture.heldBytes()).isEmpty();
     }
+
+    @Test
+    void aDeclaredLengthIsReadAsALongAndOneBeyondItCountsAsTooLarge() {
+        assertThat(RequestBody.declaredLength("1024")).isEqualTo(1024);
+        assertThat(RequestBody.declaredLength(" 4611686018427387904 ")).isEqualTo(1L << 62);
+        assertThat(RequestBody.declaredLength("99999999999999999999999")).isEqualTo(Long.MAX_VALUE);
+        assertThat(RequestBody.declaredLength(null)).isEqualTo(-1);
+        assertThat(RequestBody.declaredLength("-5")).isEqualTo(-1);
+        assertThat(RequestBody.declaredLength("ten")).isEqualTo(-1);
+    }
 }

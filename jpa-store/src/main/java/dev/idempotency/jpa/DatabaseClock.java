@@ -2,6 +2,7 @@ package dev.idempotency.jpa;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -45,13 +46,20 @@ final class DatabaseClock {
             "mariadb", UTC_NOW.get(1), "mysql", UTC_NOW.get(1),
             "microsoft sql server", UTC_NOW.get(2), "oracle", UTC_NOW.get(3));
 
+    /**
+     * SQLStates of SQL a database does not know: class 42 (syntax error or access rule
+     * violation), 0A (feature not supported), H2's 90022 (function not found).
+     */
+    private static final List<String> UNKNOWN_SQL = List.of("42", "0A", "90022");
+
     static final String SESSION_LOCAL_NOW = "SELECT LOCALTIMESTAMP";
 
     private volatile String query;
 
     /**
      * Chooses the expression on first use, in transactions of its own. A database that does not
-     * answer at all leaves the choice for the next call.
+     * answer (down, not only refusing an expression it does not know) fails the call fast and
+     * leaves the choice for the next one.
      *
      * @param transactions where the probes run
      */
@@ -75,7 +83,7 @@ final class DatabaseClock {
                 }
             }
             if (!accepts(transactions, SESSION_LOCAL_NOW)) {
-                throw new IdempotencyStoreException("the database did not answer a query for its clock", null);
+                throw new IdempotencyStoreException("the database knows none of " + UTC_NOW + " nor " + SESSION_LOCAL_NOW, null);
             }
             LOG.warning("IDEMP0509: the database accepted none of " + UTC_NOW + "; the JPA store falls back to "
                     + "LOCALTIMESTAMP, which follows each connection's time zone: run every node in the same time zone");
@@ -109,13 +117,35 @@ final class DatabaseClock {
         }
     }
 
+    /**
+     * @return whether the database runs the expression; false only when it refuses it as SQL it
+     *     does not know (see {@link #UNKNOWN_SQL})
+     * @throws IdempotencyStoreException when it fails for any other reason (the database is
+     *     down, the pool is exhausted): then nothing is chosen, and the next call tries again
+     */
     private static boolean accepts(RecordTransactions transactions, String candidate) {
         try {
             return toLocal(transactions.inNewTransaction(em -> em.createNativeQuery(candidate).getSingleResult())) != null;
-        } catch (RuntimeException refused) {
-            LOG.log(Level.FINE, "the database refused " + candidate, refused);
-            return false;
+        } catch (RuntimeException e) {
+            if (unknownSql(e)) {
+                LOG.log(Level.FINE, "the database does not know " + candidate, e);
+                return false;
+            }
+            throw new IdempotencyStoreException("the database did not answer a query for its clock", e);
         }
+    }
+
+    static boolean unknownSql(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLSyntaxErrorException) {
+                return true;
+            }
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && UNKNOWN_SQL.stream().anyMatch(
+                    sql.getSQLState()::startsWith)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -35,11 +35,11 @@ public class JpaIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Outside a container (tests, tools).
+     * Outside a container (tests, tools, benchmarks).
      *
      * @param records the store's logic on some transactions
      */
-    JpaIdempotencyStore(JpaRecords records) {
+    public JpaIdempotencyStore(JpaRecords records) {
         this.records = records;
     }
 

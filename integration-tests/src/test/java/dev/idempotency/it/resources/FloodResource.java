@@ -42,6 +42,7 @@ public class FloodResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Long> state(@jakarta.ws.rs.QueryParam("gc") boolean gc) {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        store.find("flood-state"); // a look-up sweeps expired records, as any store call does
         if (gc) {
             for (int i = 0; i < 3; i++) {
                 memory.gc();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -44,6 +45,8 @@ public final class MixedLoad {
     private final List<Key> keys = new CopyOnWriteArrayList<>();
     private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
+    private volatile boolean stopped;
+    private ExecutorService threads;
 
     /**
      * @param http the target
@@ -55,20 +58,20 @@ public final class MixedLoad {
     }
 
     /**
-     * Runs the load in the background.
+     * Runs the load in the background until {@link #stop()}, or at most {@code limit}.
      *
-     * @param duration how long
+     * @param limit the longest it may run (a bound, whatever happens to the test)
      * @param clients how many requests in flight at once
      * @param retryShare the share of requests that retry an earlier key (0 to 1)
      * @return completes when the load ends
      */
-    public Future<?> start(Duration duration, int clients, double retryShare) {
-        ExecutorService threads = Executors.newFixedThreadPool(clients + 1);
-        long end = System.nanoTime() + duration.toNanos();
+    public Future<?> start(Duration limit, int clients, double retryShare) {
+        threads = Executors.newFixedThreadPool(clients + 1);
+        long end = System.nanoTime() + limit.toNanos();
         List<Future<?>> all = new ArrayList<>();
         for (int client = 0; client < clients; client++) {
             all.add(threads.submit(() -> {
-                while (System.nanoTime() < end) {
+                while (!stopped && System.nanoTime() < end) {
                     send(pick(retryShare));
                 }
                 return null;
@@ -84,13 +87,26 @@ public final class MixedLoad {
         return done;
     }
 
+    /** Ends the load: every client finishes the request it is sending, then stops. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Ends the load at once, interrupting the clients (after a failed test). */
+    public void abort() {
+        stopped = true;
+        if (threads != null) {
+            threads.shutdownNow();
+        }
+    }
+
     private Key pick(double retryShare) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         int known = keys.size();
         if (known > 0 && random.nextDouble() < retryShare) {
             return keys.get(random.nextInt(known));
         }
-        String orderId = orderPrefix + keys.size() + "-" + random.nextInt(1_000_000);
+        String orderId = orderPrefix + UUID.randomUUID();
         Key fresh = new Key(Http.newKey(), orderId,
                 "{\"orderId\":\"" + orderId + "\",\"amount\":" + (1 + random.nextInt(999)) + ",\"currency\":\"EUR\"}",
                 new CopyOnWriteArrayList<>());

@@ -1,4 +1,4 @@
-package dev.idempotency.jpa;
+package dev.idempotency.jpa.testing;
 
 import java.util.function.Function;
 
@@ -6,12 +6,18 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
 
-/** Resource-local transactions of a Java SE persistence unit: no caller transaction, ever. */
-final class ResourceLocalTransactions implements RecordTransactions {
+import dev.idempotency.jpa.RecordTransactions;
+
+/**
+ * Resource-local transactions of a Java SE persistence unit: no caller transaction, ever. For
+ * tests and benchmarks outside a container.
+ */
+public final class ResourceLocalTransactions implements RecordTransactions {
 
     private final EntityManagerFactory factory;
 
-    ResourceLocalTransactions(EntityManagerFactory factory) {
+    /** @param factory the unit whose entity managers do the work */
+    public ResourceLocalTransactions(EntityManagerFactory factory) {
         this.factory = factory;
     }
 

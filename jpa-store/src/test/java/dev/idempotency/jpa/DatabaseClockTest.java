@@ -1,0 +1,113 @@
+package dev.idempotency.jpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.reflect.Proxy;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import jakarta.persistence.Query;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.IdempotencyStoreException;
+
+/**
+ * How the clock expression is chosen, on a scripted database: an expression the database does
+ * not know is skipped, a database that does not answer fails the call and leaves the choice open.
+ */
+class DatabaseClockTest {
+
+    private static final LocalDateTime NOW = LocalDateTime.of(2026, 3, 29, 1, 30);
+
+    /** A database that runs the statements it knows, refuses the others, or is down. */
+    private static final class ScriptedDatabase implements RecordTransactions {
+        final List<String> known;
+        final List<String> asked = new ArrayList<>();
+        boolean down;
+
+        ScriptedDatabase(List<String> known) {
+            this.known = known;
+        }
+
+        @Override
+        public <T> T inNewTransaction(Function<EntityManager, T> work) {
+            return work.apply(entityManager());
+        }
+
+        @Override
+        public <T> T inCallerTransaction(Function<EntityManager, T> work) {
+            return work.apply(entityManager());
+        }
+
+        private EntityManager entityManager() {
+            return (EntityManager) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {EntityManager.class},
+                    (proxy, method, args) -> switch (method.getName()) {
+                        case "createNativeQuery" -> query((String) args[0]);
+                        case "unwrap" -> throw new PersistenceException("this provider keeps its connection");
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    });
+        }
+
+        private Query query(String sql) {
+            return (Query) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Query.class},
+                    (proxy, method, args) -> {
+                        asked.add(sql);
+                        if (down) {
+                            throw new PersistenceException(new SQLException("Connection refused", "08001"));
+                        }
+                        if (!known.contains(sql)) {
+                            throw new PersistenceException(new SQLSyntaxErrorException("syntax error", "42601"));
+                        }
+                        return Timestamp.valueOf(NOW);
+                    });
+        }
+    }
+
+    @Test
+    void anExpressionTheDatabaseDoesNotKnowIsSkippedAndTheChoiceKept() {
+        ScriptedDatabase mariaDb = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(1)));
+        DatabaseClock clock = new DatabaseClock();
+
+        clock.resolve(mariaDb);
+        mariaDb.asked.clear();
+
+        assertThat(clock.now(mariaDb.entityManager())).isEqualTo(NOW);
+        assertThat(mariaDb.asked).containsExactly(DatabaseClock.UTC_NOW.get(1));
+    }
+
+    @Test
+    void aDatabaseThatIsDownFailsTheCallAndLeavesTheChoiceForTheNext() {
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        postgreSql.down = true;
+        DatabaseClock clock = new DatabaseClock();
+
+        assertThatThrownBy(() -> clock.resolve(postgreSql)).isInstanceOf(IdempotencyStoreException.class);
+        assertThat(postgreSql.asked).as("one attempt, not every expression").hasSize(1);
+
+        postgreSql.down = false;
+        clock.resolve(postgreSql);
+        assertThat(clock.now(postgreSql.entityManager())).isEqualTo(NOW);
+        assertThat(postgreSql.asked).last().isEqualTo(DatabaseClock.UTC_NOW.get(0));
+    }
+
+    @Test
+    void aDatabaseKnowingNoUtcExpressionFallsBackToItsSessionTime() {
+        ScriptedDatabase other = new ScriptedDatabase(List.of(DatabaseClock.SESSION_LOCAL_NOW));
+        DatabaseClock clock = new DatabaseClock();
+
+        clock.resolve(other);
+
+        other.asked.clear();
+        clock.now(other.entityManager());
+        assertThat(other.asked).containsExactly(DatabaseClock.SESSION_LOCAL_NOW);
+    }
+}
