@@ -1,0 +1,46 @@
+package dev.idempotency.benchmarks;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import org.openjdk.jmh.annotations.Benchmark;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+
+/**
+ * What every store benchmark measures of ours, through the store SPI exactly as the interceptor
+ * and the filter call it; each subclass adds the raw baselines of its store.
+ */
+public abstract class OurStoreBenchmark {
+
+    static final Duration LEASE = Duration.ofSeconds(60);
+    static final Duration TTL = Duration.ofMinutes(30);
+
+    /** the store under test, set up by the subclass */
+    protected IdempotencyStore store;
+    /** a completed key, for the replay look-ups */
+    protected String replayKey;
+
+    /** Completes {@link #replayKey} in {@link #store}. */
+    protected void completeReplayKey() {
+        replayKey = new Keys().next();
+        ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim(replayKey, Payloads.FINGERPRINT, LEASE);
+        store.complete(replayKey, claim.owner(), Payloads.OUTCOME, TTL);
+    }
+
+    /** Ours: a first claim, then its completion with a 1 KiB answer (owner-checked). */
+    @Benchmark
+    public boolean oursClaimAndComplete(Keys keys) {
+        String key = keys.next();
+        ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim(key, Payloads.FINGERPRINT, LEASE);
+        return store.complete(key, claim.owner(), Payloads.OUTCOME, TTL);
+    }
+
+    /** Ours: what a replay reads, the completed record with its answer. */
+    @Benchmark
+    public Optional<IdempotencyRecord> oursReplayLookup() {
+        return store.find(replayKey);
+    }
+}

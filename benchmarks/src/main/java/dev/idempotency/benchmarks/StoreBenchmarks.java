@@ -1,0 +1,97 @@
+package dev.idempotency.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the store benchmarks against real servers it starts itself, at 1 and 8 threads, and writes
+ * the tables of BENCHMARKS.md (operations per second and the ratio of ours to the baseline,
+ * measured in the same run) to {@code benchmarks/target/store-benchmarks.md}.
+ *
+ * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs.
+ */
+public final class StoreBenchmarks {
+
+    /** A row of a table: ours, the baseline, and what the ratio must reach. */
+    private record Comparison(String what, String ours, String baseline, double target) {
+    }
+
+    private static final List<Comparison> INFINISPAN = List.of(
+            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawPutIfAbsentThenReplaceWithVersion", 0.9),
+            new Comparison("replay look-up", "oursReplayLookup", "rawGetWithMetadata", 0.9),
+            new Comparison("claim + complete vs Camel add + confirm", "oursClaimAndComplete", "camelAddThenConfirm", 1.0));
+    private static final List<Comparison> JPA = List.of(
+            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawInsertThenUpdate", 0.7),
+            new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.7));
+
+    private StoreBenchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        StringBuilder report = new StringBuilder();
+        try (BenchmarkServers servers = BenchmarkServers.start()) {
+            for (int threads : new int[] {1, 8}) {
+                Map<String, Double> infinispan = run(InfinispanStoreBenchmark.class, threads, servers, quick);
+                Map<String, Double> jpa = run(JpaStoreBenchmark.class, threads, servers, quick);
+                table(report, "Infinispan store, " + threads + " thread" + (threads > 1 ? "s" : ""), INFINISPAN, infinispan);
+                table(report, "JPA store on PostgreSQL, " + threads + " thread" + (threads > 1 ? "s" : ""), JPA, jpa);
+            }
+        }
+        Path out = Path.of("benchmarks", "target", "store-benchmarks.md");
+        Files.createDirectories(out.getParent());
+        Files.writeString(out, report);
+        System.out.println(report);
+        System.out.println("written to " + out);
+    }
+
+    private static Map<String, Double> run(Class<?> benchmark, int threads, BenchmarkServers servers, boolean quick)
+            throws Exception {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(benchmark.getName() + "\\.")
+                .threads(threads)
+                .forks(1)
+                .warmupIterations(quick ? 1 : 3)
+                .warmupTime(TimeValue.seconds(quick ? 1 : 5))
+                .measurementIterations(quick ? 1 : 5)
+                .measurementTime(TimeValue.seconds(quick ? 2 : 5))
+                .timeUnit(TimeUnit.SECONDS)
+                .shouldFailOnError(true)
+                .jvmArgsAppend(servers.jvmOptions().toArray(String[]::new));
+        Collection<RunResult> results = new Runner(options.build()).run();
+        Map<String, Double> scores = new LinkedHashMap<>();
+        for (RunResult result : results) {
+            String name = result.getParams().getBenchmark();
+            scores.put(name.substring(name.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
+        }
+        return scores;
+    }
+
+    private static void table(StringBuilder report, String title, List<Comparison> rows, Map<String, Double> scores) {
+        report.append("\n### ").append(title).append("\n\n")
+                .append("| operation | ours (ops/s) | baseline | baseline (ops/s) | ratio | target |\n")
+                .append("|---|---:|---|---:|---:|---:|\n");
+        List<String> lines = new ArrayList<>();
+        for (Comparison row : rows) {
+            double ours = scores.getOrDefault(row.ours(), Double.NaN);
+            double baseline = scores.getOrDefault(row.baseline(), Double.NaN);
+            double ratio = ours / baseline;
+            lines.add(String.format(Locale.ROOT, "| %s | %,.0f | `%s` | %,.0f | %.2f | %s %.1f |", row.what(), ours,
+                    row.baseline(), baseline, ratio, ratio >= row.target() ? "met, ≥" : "NOT met, ≥", row.target()));
+        }
+        lines.forEach(line -> report.append(line).append('\n'));
+    }
+}
