@@ -23,8 +23,9 @@ import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 
 /**
  * The JPA store (EclipseLink, resource-local transactions) against raw JDBC doing the least an
- * owner-safe claim and completion need, on the same PostgreSQL: {@code INSERT ... ON CONFLICT DO
- * NOTHING} in a transaction of its own, then an owner-checked {@code UPDATE} in another.
+ * owner-safe claim and completion need, on the same PostgreSQL and in the same transaction
+ * shapes: {@code INSERT ... ON CONFLICT DO NOTHING} committed on its own, then an owner-checked
+ * {@code UPDATE} committed in another.
  */
 @State(Scope.Benchmark)
 public class JpaStoreBenchmark extends OurStoreBenchmark {
@@ -36,6 +37,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
     @State(Scope.Thread)
     public static class Jdbc {
         Connection connection;
+        Connection reader;
         PreparedStatement claim;
         PreparedStatement complete;
         PreparedStatement read;
@@ -43,18 +45,22 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
         @Setup(Level.Trial)
         public void open() throws SQLException {
             connection = DriverManager.getConnection(BenchmarkServers.jdbcUrl(), "postgres", "");
-            connection.setAutoCommit(true);
+            // the store's transaction shapes: the claim commits on its own, then the completion
+            connection.setAutoCommit(false);
             claim = connection.prepareStatement("INSERT INTO raw_record (record_key, state, fingerprint, owner_token,"
                     + " lease_end) VALUES (?, 'IN_PROGRESS', ?, ?, now() + interval '60 seconds') ON CONFLICT DO NOTHING");
             complete = connection.prepareStatement("UPDATE raw_record SET state = 'COMPLETED', status = 201, body = ?,"
-                    + " expires_at = now() + interval '30 minutes' WHERE record_key = ? AND owner_token = ?"
+                    + " expires_at = now() + interval '2 minutes' WHERE record_key = ? AND owner_token = ?"
                     + " AND lease_end > now()");
-            read = connection.prepareStatement("SELECT state, fingerprint, status, body, expires_at FROM raw_record"
+            // a look-up writes nothing: one statement, no transaction to commit
+            reader = DriverManager.getConnection(BenchmarkServers.jdbcUrl(), "postgres", "");
+            read = reader.prepareStatement("SELECT state, fingerprint, status, body, expires_at FROM raw_record"
                     + " WHERE record_key = ?");
         }
 
         @TearDown(Level.Trial)
         public void close() throws SQLException {
+            reader.close();
             connection.close();
         }
     }
@@ -92,13 +98,17 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
         jdbc.claim.setString(1, key);
         jdbc.claim.setString(2, Payloads.FINGERPRINT);
         jdbc.claim.setString(3, owner);
-        if (jdbc.claim.executeUpdate() != 1) {
+        boolean claimed = jdbc.claim.executeUpdate() == 1;
+        jdbc.connection.commit();
+        if (!claimed) {
             return false;
         }
         jdbc.complete.setBytes(1, Payloads.BODY);
         jdbc.complete.setString(2, key);
         jdbc.complete.setString(3, owner);
-        return jdbc.complete.executeUpdate() == 1;
+        boolean completed = jdbc.complete.executeUpdate() == 1;
+        jdbc.connection.commit();
+        return completed;
     }
 
     /** Raw JDBC: one SELECT of the row by its primary key. */

@@ -21,7 +21,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * the tables of BENCHMARKS.md (operations per second and the ratio of ours to the baseline,
  * measured in the same run) to {@code benchmarks/target/store-benchmarks.md}.
  *
- * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs.
+ * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs;
+ * {@code -Dbench.threads=8} runs one thread count only and {@code -Dbench.include=ours.*} only
+ * the benchmarks whose names match (for a profile).
  */
 public final class StoreBenchmarks {
 
@@ -44,7 +46,9 @@ public final class StoreBenchmarks {
         boolean quick = Boolean.getBoolean("bench.quick");
         StringBuilder report = new StringBuilder();
         try (BenchmarkServers servers = BenchmarkServers.start()) {
-            for (int threads : new int[] {1, 8}) {
+            int[] counts = Integer.getInteger("bench.threads") == null ? new int[] {1, 8}
+                    : new int[] {Integer.getInteger("bench.threads")};
+            for (int threads : counts) {
                 Map<String, Double> infinispan = run(InfinispanStoreBenchmark.class, threads, servers, quick);
                 Map<String, Double> jpa = run(JpaStoreBenchmark.class, threads, servers, quick);
                 table(report, "Infinispan store, " + threads + " thread" + (threads > 1 ? "s" : ""), INFINISPAN, infinispan);
@@ -61,12 +65,12 @@ public final class StoreBenchmarks {
     private static Map<String, Double> run(Class<?> benchmark, int threads, BenchmarkServers servers, boolean quick)
             throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(benchmark.getName() + "\\.")
+                .include(benchmark.getName() + "\\." + System.getProperty("bench.include", ""))
                 .threads(threads)
                 .forks(1)
-                .warmupIterations(quick ? 1 : 3)
+                .warmupIterations(quick ? 1 : 2)
                 .warmupTime(TimeValue.seconds(quick ? 1 : 5))
-                .measurementIterations(quick ? 1 : 5)
+                .measurementIterations(quick ? 1 : 3)
                 .measurementTime(TimeValue.seconds(quick ? 2 : 5))
                 .timeUnit(TimeUnit.SECONDS)
                 .shouldFailOnError(true)

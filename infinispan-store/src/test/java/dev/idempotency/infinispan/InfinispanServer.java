@@ -104,7 +104,8 @@ public final class InfinispanServer implements AutoCloseable {
             }
         }
         Path log = root.resolve("console.log");
-        List<String> command = List.of("java", "-Xmx384m",
+        // -Dinfinispan.server.heap: the benchmarks keep far more entries alive than the tests
+        List<String> command = List.of("java", "-Xmx" + System.getProperty("infinispan.server.heap", "384m"),
                 "-Djava.net.preferIPv4Stack=true",
                 "-Djava.util.logging.manager=org.infinispan.server.loader.LogManager",
                 "-Djgroups.bind_addr=127.0.0.1",

@@ -10,10 +10,12 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import jakarta.persistence.EntityManager;
 
 import dev.idempotency.spi.IdempotencyStoreException;
 
@@ -26,8 +28,15 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * <p>SQL has no portable "now in UTC". The first use asks the JDBC connection which database it
  * is (where the JPA provider hands the connection out, as EclipseLink does) and takes that
  * dialect's expression; otherwise it tries each known expression in a transaction of its own and
- * keeps the first one the database accepts. Later calls run only the chosen one. A database that accepts none of them falls back to {@code LOCALTIMESTAMP} with a
- * warning ({@code IDEMP0509}): correct only while every node runs in the same time zone.
+ * keeps the first one the database accepts. A database that accepts none of them falls back to
+ * {@code LOCALTIMESTAMP} with a warning ({@code IDEMP0509}): correct only while every node runs
+ * in the same time zone.
+ *
+ * <p>The database is not asked for every operation: its time is read once a minute and carried
+ * forward on this node's monotonic clock ({@link System#nanoTime}), which a wall-clock change
+ * does not move. That saves a round trip per claim, completion or look-up; the estimate is off
+ * by at most half the reading's round trip plus the two clocks' rate difference over a minute,
+ * well under a millisecond, against leases of seconds.
  */
 final class DatabaseClock {
 
@@ -54,7 +63,86 @@ final class DatabaseClock {
 
     static final String SESSION_LOCAL_NOW = "SELECT LOCALTIMESTAMP";
 
+    /** How old a reading may get before the next call that may open a transaction reads again. */
+    static final long REFRESH_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /** The database's UTC time, and this node's monotonic time in the middle of the round trip that read it. */
+    private record Reading(LocalDateTime databaseUtc, long nanos) {
+    }
+
+    private final LongSupplier nanoClock;
+    private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile String query;
+    private volatile Reading reading;
+
+    DatabaseClock() {
+        this(System::nanoTime);
+    }
+
+    /** @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests) */
+    DatabaseClock(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * Makes {@link #now()} ready: chooses the expression and reads the database's time on first
+     * use, and reads it again once the reading is older than a minute. Runs in transactions of
+     * its own: for calls that may open one.
+     *
+     * @param transactions where the reads run
+     * @throws IdempotencyStoreException when the database does not answer and there is no reading yet
+     */
+    void resolve(RecordTransactions transactions) {
+        chooseExpression(transactions);
+        Reading current = reading;
+        if (current == null) {
+            synchronized (this) {
+                if (reading == null) {
+                    reading = read(transactions);
+                }
+            }
+            return;
+        }
+        if (nanoClock.getAsLong() - current.nanos() > REFRESH_NANOS && refreshing.compareAndSet(false, true)) {
+            try {
+                reading = read(transactions);
+            } catch (IdempotencyStoreException e) {
+                // the previous reading stays exact enough; the operation itself will meet the outage
+                LOG.log(Level.FINE, "the database clock could not be read again; the previous reading is kept", e);
+            } finally {
+                refreshing.set(false);
+            }
+        }
+    }
+
+    /**
+     * Like {@link #resolve} on first use only: for calls in the caller's transaction, which must not
+     * wait for a transaction of the store's own to refresh a reading that is still exact enough.
+     *
+     * @param transactions where the first reads run
+     */
+    void ensureResolved(RecordTransactions transactions) {
+        if (reading == null) {
+            resolve(transactions);
+        }
+    }
+
+    private Reading read(RecordTransactions transactions) {
+        String chosen = query;
+        try {
+            return transactions.inNewTransaction(em -> {
+                long before = nanoClock.getAsLong();
+                LocalDateTime databaseUtc = toLocal(em.createNativeQuery(chosen).getSingleResult());
+                long after = nanoClock.getAsLong();
+                if (databaseUtc == null) {
+                    throw new IllegalStateException("the database answered its clock query with nothing");
+                }
+                return new Reading(databaseUtc, before + (after - before) / 2);
+            });
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("the database did not answer a query for its clock", e);
+        }
+    }
 
     /**
      * Chooses the expression on first use, in transactions of its own. A database that does not
@@ -63,7 +151,7 @@ final class DatabaseClock {
      *
      * @param transactions where the probes run
      */
-    void resolve(RecordTransactions transactions) {
+    private void chooseExpression(RecordTransactions transactions) {
         if (query != null) {
             return;
         }
@@ -149,19 +237,15 @@ final class DatabaseClock {
     }
 
     /**
-     * @param em the transaction's entity manager
-     * @return the database's time now, in UTC (after {@link #resolve})
+     * @return the database's time now, in UTC: the last reading plus the time elapsed since on
+     *     this node's monotonic clock (after {@link #resolve})
      */
-    LocalDateTime now(EntityManager em) {
-        String chosen = query;
-        if (chosen == null) {
+    LocalDateTime now() {
+        Reading current = reading;
+        if (current == null) {
             throw new IllegalStateException("the database clock is read before it was resolved");
         }
-        LocalDateTime now = toLocal(em.createNativeQuery(chosen).getSingleResult());
-        if (now == null) {
-            throw new IllegalStateException("the database answered its clock query with nothing");
-        }
-        return now;
+        return current.databaseUtc().plusNanos(nanoClock.getAsLong() - current.nanos());
     }
 
     private static LocalDateTime toLocal(Object value) {

@@ -73,7 +73,7 @@ public final class JpaRecords {
         if (existing != null) {
             return existing;
         }
-        LocalDateTime now = clock.now(em);
+        LocalDateTime now = clock.now();
         String owner = UUID.randomUUID().toString();
         em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease)));
         em.flush();
@@ -82,7 +82,7 @@ public final class JpaRecords {
 
     /** @return the live record, a takeover of an expired one, or null when there is no row */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease) {
-        LocalDateTime now = clock.now(em);
+        LocalDateTime now = clock.now();
         IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
         if (row == null) {
             return null;
@@ -109,10 +109,10 @@ public final class JpaRecords {
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction. */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
-        clock.resolve(transactions);
+        clock.ensureResolved(transactions);
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now(em);
+                LocalDateTime now = clock.now();
                 return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
                         + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
                         + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
@@ -135,10 +135,10 @@ public final class JpaRecords {
      * transaction, so that the mark commits with the business rows or not at all.
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
-        clock.resolve(transactions);
+        clock.ensureResolved(transactions);
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now(em);
+                LocalDateTime now = clock.now();
                 return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
                         + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                         + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
@@ -157,7 +157,7 @@ public final class JpaRecords {
         clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = clock.now(em);
+                LocalDateTime now = clock.now();
                 // An EXECUTED record too: its owner releases it only when the work's transaction rolled back.
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
                         + " AND ((r.state = :inProgress AND r.leaseEnd > :now) OR (r.state = :executed AND r.expiresAt > :now))")
@@ -175,7 +175,7 @@ public final class JpaRecords {
         clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = clock.now(em);
+                LocalDateTime now = clock.now();
                 IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
                 return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
@@ -197,7 +197,7 @@ public final class JpaRecords {
         clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
-                LocalDateTime now = clock.now(em);
+                LocalDateTime now = clock.now();
                 LocalDateTime abandonedBefore = now.minus(abandonedAfter);
                 List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE"
                         + " (r.state IN (:completed, :executed) AND r.expiresAt <= :now)"

@@ -10,6 +10,8 @@ import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import jakarta.persistence.EntityManager;
@@ -72,42 +74,73 @@ class DatabaseClockTest {
         }
     }
 
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
     @Test
     void anExpressionTheDatabaseDoesNotKnowIsSkippedAndTheChoiceKept() {
         ScriptedDatabase mariaDb = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(1)));
-        DatabaseClock clock = new DatabaseClock();
+        DatabaseClock clock = new DatabaseClock(nanos::get);
 
         clock.resolve(mariaDb);
+        assertThat(mariaDb.asked).contains(DatabaseClock.UTC_NOW.get(0)).last().isEqualTo(DatabaseClock.UTC_NOW.get(1));
         mariaDb.asked.clear();
+        nanos.addAndGet(TimeUnit.MINUTES.toNanos(2));
+        clock.resolve(mariaDb);
 
-        assertThat(clock.now(mariaDb.entityManager())).isEqualTo(NOW);
-        assertThat(mariaDb.asked).containsExactly(DatabaseClock.UTC_NOW.get(1));
+        assertThat(mariaDb.asked).as("a stale reading is read again, with the chosen expression only")
+                .containsExactly(DatabaseClock.UTC_NOW.get(1));
+    }
+
+    @Test
+    void betweenReadingsTheDatabaseTimeIsCarriedForwardOnTheMonotonicClockWithoutAQuery() {
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get);
+        clock.resolve(postgreSql);
+        postgreSql.asked.clear();
+
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(2));
+        clock.resolve(postgreSql);
+
+        assertThat(clock.now()).isEqualTo(NOW.plusSeconds(2));
+        assertThat(postgreSql.asked).as("no query while the reading is fresh").isEmpty();
     }
 
     @Test
     void aDatabaseThatIsDownFailsTheCallAndLeavesTheChoiceForTheNext() {
         ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
         postgreSql.down = true;
-        DatabaseClock clock = new DatabaseClock();
+        DatabaseClock clock = new DatabaseClock(nanos::get);
 
         assertThatThrownBy(() -> clock.resolve(postgreSql)).isInstanceOf(IdempotencyStoreException.class);
         assertThat(postgreSql.asked).as("one attempt, not every expression").hasSize(1);
 
         postgreSql.down = false;
         clock.resolve(postgreSql);
-        assertThat(clock.now(postgreSql.entityManager())).isEqualTo(NOW);
+        assertThat(clock.now()).isEqualTo(NOW);
         assertThat(postgreSql.asked).last().isEqualTo(DatabaseClock.UTC_NOW.get(0));
+    }
+
+    @Test
+    void aReadingThatCannotBeRefreshedIsKept() {
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get);
+        clock.resolve(postgreSql);
+
+        postgreSql.down = true;
+        nanos.addAndGet(TimeUnit.MINUTES.toNanos(2));
+        clock.resolve(postgreSql);
+
+        assertThat(clock.now()).isEqualTo(NOW.plusMinutes(2));
     }
 
     @Test
     void aDatabaseKnowingNoUtcExpressionFallsBackToItsSessionTime() {
         ScriptedDatabase other = new ScriptedDatabase(List.of(DatabaseClock.SESSION_LOCAL_NOW));
-        DatabaseClock clock = new DatabaseClock();
+        DatabaseClock clock = new DatabaseClock(nanos::get);
 
         clock.resolve(other);
 
-        other.asked.clear();
-        clock.now(other.entityManager());
-        assertThat(other.asked).containsExactly(DatabaseClock.SESSION_LOCAL_NOW);
+        assertThat(other.asked).last().isEqualTo(DatabaseClock.SESSION_LOCAL_NOW);
+        assertThat(clock.now()).isEqualTo(NOW);
     }
 }
