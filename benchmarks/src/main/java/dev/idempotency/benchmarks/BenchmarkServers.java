@@ -69,6 +69,12 @@ final class BenchmarkServers implements AutoCloseable {
         return List.of("-D" + HOTROD_PORT + "=" + infinispan.port(), "-D" + JDBC_URL + "=" + postgres.jdbcUrl());
     }
 
+    /** Tells this JVM too where the servers are, for the measurements the runner makes itself. */
+    void exportToThisJvm() {
+        System.setProperty(HOTROD_PORT, String.valueOf(infinispan.port()));
+        System.setProperty(JDBC_URL, postgres.jdbcUrl());
+    }
+
     /** @return the Hot Rod client properties (in a forked JVM) */
     static Properties hotRodClient() {
         Properties client = new Properties();

@@ -19,11 +19,12 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs the store benchmarks against real servers it starts itself, at 1 and 8 threads, and writes
  * the tables of BENCHMARKS.md (operations per second and the ratio of ours to the baseline,
- * measured in the same run) to {@code benchmarks/target/store-benchmarks.md}.
+ * measured in the same run) and what a stored record costs in each store to
+ * {@code benchmarks/target/store-benchmarks.md}.
  *
  * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs;
  * {@code -Dbench.threads=8} runs one thread count only and {@code -Dbench.include=ours.*} only
- * the benchmarks whose names match (for a profile).
+ * the benchmarks whose names match (for a profile); {@code -Dbench.footprint-only=true} skips JMH.
  */
 public final class StoreBenchmarks {
 
@@ -46,7 +47,8 @@ public final class StoreBenchmarks {
         boolean quick = Boolean.getBoolean("bench.quick");
         StringBuilder report = new StringBuilder();
         try (BenchmarkServers servers = BenchmarkServers.start()) {
-            int[] counts = Integer.getInteger("bench.threads") == null ? new int[] {1, 8}
+            int[] counts = Boolean.getBoolean("bench.footprint-only") ? new int[0]
+                    : Integer.getInteger("bench.threads") == null ? new int[] {1, 8}
                     : new int[] {Integer.getInteger("bench.threads")};
             for (int threads : counts) {
                 Map<String, Double> infinispan = run(InfinispanStoreBenchmark.class, threads, servers, quick);
@@ -54,6 +56,8 @@ public final class StoreBenchmarks {
                 table(report, "Infinispan store, " + threads + " thread" + (threads > 1 ? "s" : ""), INFINISPAN, infinispan);
                 table(report, "JPA store on PostgreSQL, " + threads + " thread" + (threads > 1 ? "s" : ""), JPA, jpa);
             }
+            servers.exportToThisJvm();
+            report.append(StorageFootprint.measure());
         }
         Path out = Path.of("benchmarks", "target", "store-benchmarks.md");
         Files.createDirectories(out.getParent());
