@@ -153,6 +153,16 @@ public final class MixedLoad {
                 .mapToLong(Answer::atNanos).min().orElse(-1);
     }
 
+    /**
+     * @param from a {@link System#nanoTime()} instant
+     * @param to a later one
+     * @return how many 2xx answers arrived between the two
+     */
+    public long successesBetween(long from, long to) {
+        return keys.stream().flatMap(key -> key.answers().stream())
+                .filter(answer -> answer.status() / 100 == 2 && answer.atNanos() >= from && answer.atNanos() <= to).count();
+    }
+
     /** Waits for a started load to end (bounded). */
     public static void await(Future<?> load, Duration atMost) throws Exception {
         load.get(atMost.toMillis(), TimeUnit.MILLISECONDS);
