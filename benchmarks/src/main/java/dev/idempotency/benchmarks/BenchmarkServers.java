@@ -1,8 +1,6 @@
 package dev.idempotency.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,6 +10,7 @@ import java.util.Properties;
 
 import dev.idempotency.infinispan.InfinispanServer;
 import dev.idempotency.jpa.testing.OwnPostgreSql;
+import dev.idempotency.jpa.testing.ShippedDdl;
 
 /**
  * The real servers the store benchmarks run against, started by the runner as processes of
@@ -43,14 +42,8 @@ final class BenchmarkServers implements AutoCloseable {
         }
         BenchmarkServers servers = new BenchmarkServers(infinispan, postgres);
         try (Connection connection = postgres.connect(); Statement statement = connection.createStatement()) {
-            statement.execute("DROP TABLE IF EXISTS idempotency_record");
+            ShippedDdl.recreate(statement, "postgresql.sql");
             statement.execute("DROP TABLE IF EXISTS raw_record");
-            for (String sql : resource("/META-INF/idempotency/ddl/postgresql.sql").split(";")) {
-                String trimmed = sql.replaceAll("(?m)--.*$", "").trim();
-                if (!trimmed.isEmpty()) {
-                    statement.execute(trimmed);
-                }
-            }
             // the same indexes as the store's table: a purge needs them, so their upkeep is part of the floor
             statement.execute("CREATE TABLE raw_record (record_key VARCHAR(64) PRIMARY KEY, state VARCHAR(16) NOT NULL,"
                     + " fingerprint VARCHAR(64) NOT NULL, owner_token VARCHAR(36) NOT NULL, lease_end TIMESTAMP NOT NULL,"
@@ -88,15 +81,6 @@ final class BenchmarkServers implements AutoCloseable {
     /** @return the benchmark database (in a forked JVM) */
     static String jdbcUrl() {
         return System.getProperty(JDBC_URL);
-    }
-
-    private static String resource(String name) throws IOException {
-        try (InputStream in = BenchmarkServers.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IOException("no " + name + " on the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 
     @Override

@@ -8,6 +8,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * What every store benchmark measures of ours, through the store SPI exactly as the interceptor
@@ -24,19 +25,26 @@ public abstract class OurStoreBenchmark {
     /** a completed key, for the replay look-ups */
     protected String replayKey;
 
+    /**
+     * A first claim of a fresh key, then its completion, through the SPI as the library calls it.
+     *
+     * @return whether the completion was stored
+     */
+    static boolean claimAndComplete(IdempotencyStore store, String key, StoredOutcome outcome, Duration ttl) {
+        ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim(key, Payloads.FINGERPRINT, LEASE);
+        return store.complete(key, claim.owner(), outcome, ttl);
+    }
+
     /** Completes {@link #replayKey} in {@link #store}. */
     protected void completeReplayKey() {
         replayKey = new Keys().next();
-        ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim(replayKey, Payloads.FINGERPRINT, LEASE);
-        store.complete(replayKey, claim.owner(), Payloads.OUTCOME, TTL);
+        claimAndComplete(store, replayKey, Payloads.OUTCOME, TTL);
     }
 
     /** Ours: a first claim, then its completion with a 1 KiB answer (owner-checked). */
     @Benchmark
     public boolean oursClaimAndComplete(Keys keys) {
-        String key = keys.next();
-        ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim(key, Payloads.FINGERPRINT, LEASE);
-        return store.complete(key, claim.owner(), Payloads.OUTCOME, TTL);
+        return claimAndComplete(store, keys.next(), Payloads.OUTCOME, TTL);
     }
 
     /** Ours: what a replay reads, the completed record with its answer. */

@@ -8,12 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
-import java.util.stream.Stream;
 
 import dev.idempotency.testing.ChildProcess;
+import dev.idempotency.testing.WorkFolders;
 
 /**
  * A real Infinispan server, as a process of its own ({@link ChildProcess}: stopped by PID, never
@@ -95,7 +94,7 @@ public final class InfinispanServer implements AutoCloseable {
         String lib = System.getProperty("infinispan.server.lib", "test-server/target/server-lib");
         Path root = Path.of("target", "infinispan", node).toAbsolutePath();
         if (fresh) {
-            deleteTree(root);
+            WorkFolders.deleteTree(root);
         }
         Path conf = Files.createDirectories(root.resolve("conf"));
         for (String file : CONF) {
@@ -225,16 +224,5 @@ public final class InfinispanServer implements AutoCloseable {
             }
         }
         throw new IOException("no free JGroups port");
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

@@ -6,7 +6,6 @@ import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
 import static dev.idempotency.it.support.PaymentsDatabase.recordState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
@@ -18,15 +17,12 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.it.resources.AtomicityResource;
 import dev.idempotency.it.support.Deployments;
-import dev.idempotency.it.support.Http;
 
 /**
  * The JPA store's guarantee, checked in PostgreSQL itself: the payment rows and the idempotency
@@ -36,9 +32,8 @@ import dev.idempotency.it.support.Http;
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class AtomicCompletionIT {
+class AtomicCompletionIT extends OnSampleApp {
 
-    static final String PAYMENTS = "api/payments";
     static final String PAYMENTS_ENDPOINT = "dev.idempotency.sample.PaymentResource#create";
     static final String RECEIPT = "api/atomicity/receipt";
     static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt";
@@ -50,16 +45,6 @@ class AtomicCompletionIT {
         return Deployments.sampleApp("atomic", String.join("\n",
                 AtomicityResource.class.getName() + "/Idempotent/lease=" + LEASE))
                 .addClasses(AtomicityResource.class, AtomicityResource.Receipt.class, AtomicityResource.BrokenWriter.class);
-    }
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
     }
 
     static String order(String extra) {
@@ -124,7 +109,7 @@ class AtomicCompletionIT {
     void aHandlerThatOutlivesItsLeaseRollsBackWhenAnotherRequestTookTheKeyOver() throws Exception {
         String key = newKey();
         String body = order(",\"delayMs\":" + LEASE.multipliedBy(2).toMillis());
-        long before = http.count(PAYMENTS + "/executions");
+        long before = executions();
         ExecutorService sender = Executors.newSingleThreadExecutor();
         try {
             Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
@@ -136,7 +121,7 @@ class AtomicCompletionIT {
 
             assertThat(takeover.statusCode()).as(new String(takeover.body())).isEqualTo(200);
             assertProblem(first, 409, "request-in-progress");
-            assertThat(http.count(PAYMENTS + "/executions") - before).as("both ran").isEqualTo(2);
+            assertThat(executions() - before).as("both ran").isEqualTo(2);
             assertThat(paymentRows(orderId(body))).as("only the owner's work committed").isEqualTo(1);
             assertThat(http.postJson(SLOW_FIRST, key, body).body()).isEqualTo(takeover.body());
         } finally {

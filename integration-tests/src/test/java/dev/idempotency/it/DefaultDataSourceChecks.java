@@ -4,13 +4,10 @@ import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.support.Http;
@@ -20,19 +17,8 @@ import dev.idempotency.it.support.Http;
  * the demo runs it: a failed payment leaves no row, a storm makes one, an import is processed once. Rows are counted by the
  * app's {@code GET /api/payments?orderId=}, a query on the {@code payment} table.
  */
-abstract class DefaultDataSourceChecks {
+abstract class DefaultDataSourceChecks extends OnSampleApp {
 
-    static final String PAYMENTS = "api/payments";
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
-    }
 
     long rows(String orderId) {
         String list = text(http.send(http.request(PAYMENTS + "?orderId=" + orderId).GET().build()));
@@ -72,7 +58,7 @@ abstract class DefaultDataSourceChecks {
         String orderId = "o-h2-storm-" + UUID.randomUUID();
         String body = "{\"orderId\":\"" + orderId + "\",\"amount\":500,\"currency\":\"EUR\",\"delayMs\":300}";
         String key = newKey();
-        long before = http.count(PAYMENTS + "/executions");
+        long before = executions();
         int created = 0;
         int others = 0;
         for (HttpResponse<byte[]> answer : http.postAllAtOnce(PAYMENTS, key, body, 50)) {
@@ -84,7 +70,7 @@ abstract class DefaultDataSourceChecks {
         }
         assertThat(created).as("the original and replays").isPositive();
         assertThat(others).as("only 201 and 409").isZero();
-        assertThat(http.count(PAYMENTS + "/executions") - before).isEqualTo(1);
+        assertThat(executions() - before).isEqualTo(1);
         assertThat(rows(orderId)).isEqualTo(1);
         assertThat(http.postJson(PAYMENTS, key, body).headers().firstValue("Idempotent-Replayed")).hasValue("true");
     }

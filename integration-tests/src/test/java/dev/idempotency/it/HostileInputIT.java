@@ -5,7 +5,6 @@ import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
@@ -16,15 +15,12 @@ import org.assertj.core.api.SoftAssertions;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.it.resources.CredentialsResource;
 import dev.idempotency.it.support.Deployments;
-import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.MalformedRequestCorpus;
 import dev.idempotency.it.support.MalformedRequestCorpus.Case;
 import dev.idempotency.it.support.MalformedRequestCorpus.RefusedBy;
@@ -37,28 +33,13 @@ import dev.idempotency.it.support.RawHttp;
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class HostileInputIT {
+class HostileInputIT extends OnSampleApp {
 
-    static final String PAYMENTS = "api/payments";
 
     @Deployment(testable = false)
     static WebArchive deployment() {
         return Deployments.sampleApp("hostile", "idempotency.stored-headers=X-Request-Note\n")
                 .addClass(CredentialsResource.class);
-    }
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
-    }
-
-    long executions() {
-        return http.count(PAYMENTS + "/executions");
     }
 
     @Test

@@ -4,14 +4,11 @@ import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.resources.ContractResource;
@@ -20,16 +17,14 @@ import dev.idempotency.it.resources.DeclinedException;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
 import dev.idempotency.it.resources.UnmanagedResource;
-import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.RawHttp;
 
 /**
  * Every row of the HTTP contract, over real HTTP against the sample app on Payara Micro: statuses,
  * problem types, executions counted by the app, and replayed bytes. Run once per store module.
  */
-abstract class HttpContractChecks {
+abstract class HttpContractChecks extends OnSampleApp {
 
-    static final String PAYMENTS = "api/payments";
     static final String ORDER = "{\"orderId\":\"o-1\",\"amount\":1250,\"currency\":\"EUR\"}";
     static final String PROBLEM = "https://idempotency.dev/problems/";
 
@@ -47,20 +42,6 @@ abstract class HttpContractChecks {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
                 RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
                 DeclinedException.Mapper.class);
-    }
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
-    }
-
-    long executions() {
-        return http.count(PAYMENTS + "/executions");
     }
 
     long executions(String endpoint) {

@@ -6,7 +6,6 @@ import static dev.idempotency.it.support.PaymentsDatabase.importMessages;
 import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,9 +15,7 @@ import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,7 +29,7 @@ import dev.idempotency.it.support.Http;
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class LocalMessageTableIT {
+class LocalMessageTableIT extends OnSampleApp {
 
     static final String IMPORTS = "api/imports";
 
@@ -42,16 +39,6 @@ class LocalMessageTableIT {
                 "sample.imports.workers=3",
                 "sample.imports.poll-interval=PT0.1S",
                 "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT10S"));
-    }
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
     }
 
     static String order(String orderId, long delayMs) {

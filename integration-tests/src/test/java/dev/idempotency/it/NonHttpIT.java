@@ -4,7 +4,6 @@ import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
@@ -14,9 +13,7 @@ import java.util.regex.Pattern;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +31,6 @@ import dev.idempotency.it.consumers.SingletonOrderConsumer;
 import dev.idempotency.it.consumers.TransactionalConsumer;
 import dev.idempotency.it.consumers.TtlPrecedence;
 import dev.idempotency.it.support.Deployments;
-import dev.idempotency.it.support.Http;
 
 /**
  * {@code @Idempotent} on CDI beans, EJBs and observers, on real Payara Micro: a message delivered
@@ -43,7 +39,7 @@ import dev.idempotency.it.support.Http;
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class NonHttpIT {
+class NonHttpIT extends OnSampleApp {
 
     static final String PREFIX = "dev.idempotency.it.consumers.TtlPrecedence$";
 
@@ -59,16 +55,6 @@ class NonHttpIT {
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
                         Redeliveries.Delivery.class, TransactionalConsumer.class);
-    }
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(url);
     }
 
     static int number(String json, String field) {

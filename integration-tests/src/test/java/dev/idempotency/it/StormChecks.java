@@ -3,14 +3,11 @@ package dev.idempotency.it;
 import static dev.idempotency.it.support.Http.newKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.support.Http;
@@ -21,20 +18,9 @@ import dev.idempotency.it.support.PaymentsDatabase;
  * requests with one key run the payment exactly once (one row in PostgreSQL's payment table);
  * every other answer is a 409 or a byte-identical replay; never a 5xx.
  */
-abstract class StormChecks {
+abstract class StormChecks extends OnSampleApp {
 
     static final int CONCURRENT = 50;
-    static final String PAYMENTS = "api/payments";
-
-    @ArquillianResource
-    URL url;
-
-    Http http;
-
-    @BeforeEach
-    void setUp() {
-        http = new Http(url);
-    }
 
     /** What one storm produced. */
     record Storm(long executions, long paymentRows, int created, int replays, int conflicts, int others) {
@@ -46,7 +32,7 @@ abstract class StormChecks {
     }
 
     Storm storm(String key, String body) throws Exception {
-        long before = http.count(PAYMENTS + "/executions");
+        long before = executions();
         List<HttpResponse<byte[]>> answers = http.postAllAtOnce(PAYMENTS, key, body, CONCURRENT);
         byte[] original = answers.stream()
                 .filter(r -> r.statusCode() == 201 && r.headers().firstValue("Idempotent-Replayed").isEmpty())
@@ -72,7 +58,7 @@ abstract class StormChecks {
         // A retry after the storm always gets the original bytes.
         assertThat(http.postJson(PAYMENTS, key, body).body()).isEqualTo(original);
         String orderId = body.replaceAll(".*\"orderId\":\"([^\"]+)\".*", "$1");
-        return new Storm(http.count(PAYMENTS + "/executions") - before, PaymentsDatabase.paymentRows(orderId), created,
+        return new Storm(executions() - before, PaymentsDatabase.paymentRows(orderId), created,
                 replays, conflicts, others);
     }
 

@@ -1,8 +1,6 @@
 package dev.idempotency.jpa;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -11,6 +9,8 @@ import java.util.Map;
 
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
+
+import dev.idempotency.jpa.testing.ShippedDdl;
 
 /** The real databases of these machines (loopback), with the shipped DDL applied fresh. */
 final class Databases {
@@ -29,13 +29,7 @@ final class Databases {
     static EntityManagerFactory fresh(String url, String user, String ddl) throws SQLException, IOException {
         try (Connection connection = DriverManager.getConnection(url, user, "");
                 Statement statement = connection.createStatement()) {
-            statement.execute("DROP TABLE IF EXISTS idempotency_record");
-            for (String sql : ddl(ddl).split(";")) {
-                String trimmed = sql.replaceAll("(?m)--.*$", "").trim();
-                if (!trimmed.isEmpty()) {
-                    statement.execute(trimmed);
-                }
-            }
+            ShippedDdl.recreate(statement, ddl);
         }
         return open(url, user, "main");
     }
@@ -56,14 +50,5 @@ final class Databases {
                 "jakarta.persistence.jdbc.user", user,
                 "jakarta.persistence.jdbc.password", "",
                 "eclipselink.session-name", "idempotency-test-" + node));
-    }
-
-    private static String ddl(String name) throws IOException {
-        try (InputStream in = Databases.class.getResourceAsStream("/META-INF/idempotency/ddl/" + name)) {
-            if (in == null) {
-                throw new IOException("no DDL " + name + " in the jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }

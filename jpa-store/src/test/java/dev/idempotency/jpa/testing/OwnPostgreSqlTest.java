@@ -12,15 +12,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import dev.idempotency.testing.WorkFolders;
 
 /**
  * {@link OwnPostgreSql}: an outage (stop), a crash (kill) and the restarts after them keep the
@@ -32,7 +32,7 @@ class OwnPostgreSqlTest {
     @Test
     void keepsItsDataAndPortAcrossAStopAndACrash() throws Exception {
         Path root = Path.of("target", "own-postgresql-test").toAbsolutePath();
-        deleteTree(root);
+        WorkFolders.deleteTree(root);
         Path data = root.resolve("data");
         Set<ProcessHandle> seen = new LinkedHashSet<>();
 
@@ -152,16 +152,5 @@ class OwnPostgreSqlTest {
 
     private static void report(String what, long since) {
         System.out.printf("OwnPostgreSqlTest: %-45s %6d ms%n", what, (System.nanoTime() - since) / 1_000_000);
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }
