@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -55,6 +56,23 @@ public final class ChildProcess implements AutoCloseable {
         if (!process.isAlive()) {
             throw new AssertionError("the process exited with " + process.exitValue() + "; see " + log);
         }
+    }
+
+    /**
+     * Waits for a process that ends by itself (a load tool's run), and stops it if it overruns.
+     *
+     * @param timeout how long it may take
+     * @return its exit code
+     * @throws InterruptedException when interrupted while waiting
+     * @throws AssertionError when it overran (it is stopped first)
+     */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            close();
+            throw new AssertionError("the process did not end within " + timeout + "; see " + log);
+        }
+        close();
+        return process.exitValue();
     }
 
     /**

@@ -1,0 +1,256 @@
+package dev.idempotency.it.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.idempotency.it.resources.BenchResource;
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.Http;
+import dev.idempotency.it.support.InfinispanForTests;
+import dev.idempotency.it.support.OwnPostgreSqlForTests;
+import dev.idempotency.it.support.PayaraMicroProcess;
+
+/**
+ * The HTTP-level benchmark of BENCHMARKS.md (not part of the test suite: its name does not end in
+ * IT; {@code benchmarks/run} runs it). One Payara Micro holds the sample app three times, on the
+ * in-memory store, on Infinispan (a server of its own) and on JPA (a PostgreSQL of its own); for
+ * each, {@code wrk} on loopback measures the same no-op method without {@code @Idempotent} (the
+ * baseline) and with it: first executions (a fresh key per request), replays (one key) and
+ * duplicates of a request in progress (409), then the same for a 50 ms method. Every figure is
+ * the mean of the measured rounds, which follow a warm-up round; the ratios are to the
+ * unannotated method of the same application in the same rounds.
+ *
+ * <p>It is also a check: replays and duplicates must not run the method, first executions must,
+ * and no request may fail. System properties: {@code bench.http.seconds} (10),
+ * {@code bench.http.warmup-seconds} (5), {@code bench.http.rounds} (2),
+ * {@code bench.http.connections} (16), {@code bench.http.jfr} (a JFR file for the server's
+ * profile), {@code bench.out} (the Markdown report).
+ */
+@ExtendWith({OwnPostgreSqlForTests.class, InfinispanForTests.class})
+class HttpBenchmark {
+
+    static final Duration MEASURED = Duration.ofSeconds(Long.getLong("bench.http.seconds", 10));
+    static final Duration WARM_UP = Duration.ofSeconds(Long.getLong("bench.http.warmup-seconds", 5));
+    static final int ROUNDS = Integer.getInteger("bench.http.rounds", 2);
+    static final int CONNECTIONS = Integer.getInteger("bench.http.connections", 16);
+    static final String BODY = "{\"orderId\":\"order-1\",\"amount\":42.5,\"currency\":\"EUR\"}";
+    static final Pattern NUMBER = Pattern.compile("\"(\\w+)\":(\\d+)");
+
+    /** Long leases and ttls: nothing expires during a run; the in-memory store holds every record. */
+    static final String CONFIG = String.join("\n",
+            "idempotency.memory.max-entries=2000000",
+            BenchResource.class.getName() + "/Idempotent/ttl=PT30M",
+            BenchResource.class.getName() + "/Idempotent/lease=PT10M",
+            "");
+
+    /** What is measured, and against which baseline. */
+    enum Scenario {
+        UNANNOTATED("no-op, without `@Idempotent` (baseline)", null),
+        FIRST("no-op, first executions (a fresh key each)", UNANNOTATED),
+        REPLAY("no-op, replays (one key)", UNANNOTATED),
+        IN_PROGRESS("duplicates of a request in progress (409)", UNANNOTATED),
+        SLOW_UNANNOTATED("50 ms, without `@Idempotent` (baseline)", null),
+        SLOW_FIRST("50 ms, first executions", SLOW_UNANNOTATED),
+        SLOW_REPLAY("50 ms, replays", SLOW_UNANNOTATED);
+
+        final String label;
+        final Scenario baseline;
+
+        Scenario(String label, Scenario baseline) {
+            this.label = label;
+            this.baseline = baseline;
+        }
+    }
+
+    /** An application on one store, and its first-execution target. */
+    record App(String store, String contextRoot, double firstTarget) {
+    }
+
+    private final List<App> apps = List.of(
+            new App("in-memory", "bench-memory", 0.8),
+            new App("Infinispan (Hot Rod, a server of its own)", "bench-infinispan", 0.6),
+            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4));
+    private final Map<App, Map<Scenario, List<Wrk.Result>>> results = new LinkedHashMap<>();
+    private long runs;
+
+    @Test
+    void measure() throws Exception {
+        WebArchive memory = Deployments.sampleAppOnMemoryStore("bench-memory", CONFIG).addClass(BenchResource.class);
+        WebArchive infinispan = Deployments.sampleAppOnInfinispan("bench-infinispan", CONFIG,
+                InfinispanForTests.clientProperties()).addClass(BenchResource.class);
+        WebArchive jpa = Deployments.sampleAppOnDatabase("bench-jpa", CONFIG, OwnPostgreSqlForTests.server().jdbcUrl())
+                .addClass(BenchResource.class);
+        List<String> jvm = new ArrayList<>();
+        String jfr = System.getProperty("bench.http.jfr", "");
+        if (!jfr.isBlank()) {
+            jvm.add("-XX:StartFlightRecording=filename=" + Path.of(jfr).toAbsolutePath() + ",settings=profile");
+        }
+        Wrk wrk = new Wrk(Path.of("target", "bench-http"), BODY, CONNECTIONS);
+        long started = System.nanoTime();
+        try (PayaraMicroProcess payara = PayaraMicroProcess.start("bench", jvm, memory, infinispan, jpa)) {
+            for (int round = 0; round <= ROUNDS; round++) {
+                for (App app : apps) {
+                    Http http = new Http(payara.url(app.contextRoot()));
+                    for (Scenario scenario : Scenario.values()) {
+                        Wrk.Result result = run(wrk, http, scenario, round == 0 ? WARM_UP : MEASURED);
+                        if (round > 0) {
+                            results.computeIfAbsent(app, a -> new EnumMap<>(Scenario.class))
+                                    .computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
+                        }
+                    }
+                }
+            }
+        }
+        Path out = Path.of(System.getProperty("bench.out", "target/http-benchmarks.md"));
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, report(Duration.ofNanos(System.nanoTime() - started)));
+        System.out.println(Files.readString(out));
+    }
+
+    private Wrk.Result run(Wrk wrk, Http http, Scenario scenario, Duration duration) throws Exception {
+        String key = "bench-" + ProcessHandle.current().pid() + "-" + (++runs);
+        long executionsBefore = state(http).get("executions");
+        Wrk.Result result;
+        long expectedExecutions;
+        switch (scenario) {
+            case UNANNOTATED, SLOW_UNANNOTATED -> {
+                result = wrk.oneKey(endpoint(http, scenario), key, duration);
+                expectedExecutions = -1; // at least one per response
+            }
+            case FIRST, SLOW_FIRST -> {
+                result = wrk.freshKeys(endpoint(http, scenario), key, duration);
+                expectedExecutions = -1;
+            }
+            case REPLAY, SLOW_REPLAY -> {
+                HttpResponse<byte[]> first = http.postJson(path(scenario), key, BODY);
+                assertThat(first.statusCode()).as(Http.text(first)).isEqualTo(200);
+                executionsBefore++;
+                result = wrk.oneKey(endpoint(http, scenario), key, duration);
+                expectedExecutions = 0;
+            }
+            default -> {
+                result = inProgress(wrk, http, key, duration);
+                executionsBefore++;
+                expectedExecutions = 0;
+            }
+        }
+        long executions = state(http).get("executions") - executionsBefore;
+        assertThat(result.socketErrors()).as(result.output()).isZero();
+        if (scenario == Scenario.IN_PROGRESS) {
+            assertThat(result.non2xx()).as("every duplicate answered 409\n" + result.output()).isEqualTo(result.requests());
+        } else {
+            assertThat(result.non2xx()).as(result.output()).isZero();
+        }
+        if (expectedExecutions == 0) {
+            assertThat(executions).as(scenario + ": the method never ran again").isZero();
+        } else {
+            assertThat(executions).as(scenario + ": one execution per answer").isGreaterThanOrEqualTo(result.requests());
+        }
+        return result;
+    }
+
+    /** One request holds its key; wrk sends duplicates of it (409) until its time is up; then it is released. */
+    private Wrk.Result inProgress(Wrk wrk, Http http, String key, Duration duration) throws Exception {
+        CompletableFuture<HttpResponse<byte[]>> holder = CompletableFuture.supplyAsync(
+                () -> http.postJson(path(Scenario.IN_PROGRESS), key, BODY));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (state(http).get("holding") < 1) {
+            assertThat(System.nanoTime()).as("the held request started within 20 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        HttpResponse<byte[]> duplicate = http.postJson(path(Scenario.IN_PROGRESS), key, BODY);
+        assertThat(duplicate.statusCode()).as(Http.text(duplicate)).isEqualTo(409);
+        assertThat(duplicate.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        Wrk.Result result = wrk.oneKey(endpoint(http, Scenario.IN_PROGRESS), key, duration);
+        http.send(http.request("api/bench/release").POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertThat(holder.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        return result;
+    }
+
+    private static URI endpoint(Http http, Scenario scenario) {
+        return http.base().resolve(path(scenario));
+    }
+
+    private static String path(Scenario scenario) {
+        return "api/bench/" + switch (scenario) {
+            case UNANNOTATED -> "plain";
+            case FIRST, REPLAY -> "idempotent";
+            case SLOW_UNANNOTATED -> "plain-slow";
+            case SLOW_FIRST, SLOW_REPLAY -> "idempotent-slow";
+            case IN_PROGRESS -> "hold";
+        };
+    }
+
+    private static Map<String, Long> state(Http http) {
+        String body = Http.text(http.send(http.request("api/bench/state").GET().build()));
+        Map<String, Long> state = new LinkedHashMap<>();
+        Matcher matcher = NUMBER.matcher(body);
+        while (matcher.find()) {
+            state.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+        }
+        assertThat(state).as(body).containsKeys("executions", "holding");
+        return state;
+    }
+
+    private String report(Duration took) throws IOException {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "HTTP level: Payara Micro, wrk (1 thread, %d connections, loopback), "
+                + "%d measured rounds of %d s after a %d s warm-up round; took %d s. Ratio = ours / the unannotated "
+                + "method of the same application, same rounds.%n", CONNECTIONS, ROUNDS, MEASURED.toSeconds(),
+                WARM_UP.toSeconds(), took.toSeconds()));
+        for (Map.Entry<App, Map<Scenario, List<Wrk.Result>>> app : results.entrySet()) {
+            out.append("\n#### ").append(app.getKey().store()).append("\n\n")
+                    .append("| endpoint | req/s | p50 (ms) | p99 (ms) | ratio | target |\n")
+                    .append("|---|---:|---:|---:|---:|---|\n");
+            for (Map.Entry<Scenario, List<Wrk.Result>> row : app.getValue().entrySet()) {
+                Scenario scenario = row.getKey();
+                double rate = mean(row.getValue(), Wrk.Result::perSecond);
+                String ratio = "";
+                String target = "";
+                if (scenario.baseline != null) {
+                    double value = rate / mean(app.getValue().get(scenario.baseline), Wrk.Result::perSecond);
+                    ratio = String.format(Locale.ROOT, "%.2f", value);
+                    Double wanted = switch (scenario) {
+                        case FIRST -> app.getKey().firstTarget();
+                        case REPLAY -> 0.9;
+                        default -> null;
+                    };
+                    if (wanted != null) {
+                        target = (value >= wanted ? "met" : "NOT met") + String.format(Locale.ROOT, ", ≥ %.1f", wanted);
+                    }
+                }
+                out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %s | %s |%n", scenario.label, rate,
+                        mean(row.getValue(), Wrk.Result::p50Millis), mean(row.getValue(), Wrk.Result::p99Millis), ratio,
+                        target));
+            }
+        }
+        return out.toString();
+    }
+
+    private static double mean(List<Wrk.Result> results, ToDoubleFunction<Wrk.Result> figure) {
+        return results.stream().mapToDouble(figure).average().orElseThrow();
+    }
+}

@@ -1,0 +1,104 @@
+package dev.idempotency.it.resources;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.Idempotent;
+
+/**
+ * The HTTP benchmark's endpoints: the same no-op (and 50 ms) method with and without
+ * {@code @Idempotent}, so that the difference between them is the library's cost, and a method
+ * that holds its key until released, so that duplicates meet a claim in progress (409).
+ */
+@Path("bench")
+@ApplicationScoped
+@Consumes(MediaType.APPLICATION_JSON)
+@Produces(MediaType.APPLICATION_JSON)
+public class BenchResource {
+
+    /** The answer of every endpoint: the same bytes, so that only the library's work differs. */
+    static final String ANSWER = "{\"status\":\"accepted\",\"id\":\"00000000-0000-0000-0000-000000000000\"}";
+    static final long SLOW_MS = 50;
+
+    private final AtomicLong executions = new AtomicLong();
+    private volatile CountDownLatch release = new CountDownLatch(1);
+    private final AtomicLong holding = new AtomicLong();
+
+    /** @return the answer, at once, without the library */
+    @POST
+    @Path("plain")
+    public Response plain(String body) {
+        executions.incrementAndGet();
+        return Response.ok(ANSWER).build();
+    }
+
+    /** @return the answer, at once, once per key */
+    @POST
+    @Path("idempotent")
+    @Idempotent
+    public Response idempotent(String body) {
+        executions.incrementAndGet();
+        return Response.ok(ANSWER).build();
+    }
+
+    /** @return the answer after 50 ms, without the library */
+    @POST
+    @Path("plain-slow")
+    public Response plainSlow(String body) throws InterruptedException {
+        executions.incrementAndGet();
+        Thread.sleep(SLOW_MS);
+        return Response.ok(ANSWER).build();
+    }
+
+    /** @return the answer after 50 ms, once per key */
+    @POST
+    @Path("idempotent-slow")
+    @Idempotent
+    public Response idempotentSlow(String body) throws InterruptedException {
+        executions.incrementAndGet();
+        Thread.sleep(SLOW_MS);
+        return Response.ok(ANSWER).build();
+    }
+
+    /** @return the answer once released (at most 5 minutes): its key stays claimed until then */
+    @POST
+    @Path("hold")
+    @Idempotent
+    public Response hold(String body) throws InterruptedException {
+        executions.incrementAndGet();
+        holding.incrementAndGet();
+        try {
+            release.await(5, TimeUnit.MINUTES);
+        } finally {
+            holding.decrementAndGet();
+        }
+        return Response.ok(ANSWER).build();
+    }
+
+    /** Releases the held request(s) and arms the next hold. */
+    @POST
+    @Path("release")
+    public void release() {
+        CountDownLatch released = release;
+        release = new CountDownLatch(1);
+        released.countDown();
+    }
+
+    /** @return the executions of every endpoint so far, and the requests being held */
+    @GET
+    @Path("state")
+    public Map<String, Long> state() {
+        return Map.of("executions", executions.get(), "holding", holding.get());
+    }
+}
