@@ -7,6 +7,7 @@ import jakarta.inject.Inject;
 
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
@@ -27,6 +28,7 @@ public class IdempotencyRuntime {
     CurrentHttpClaim currentHttpClaim;
 
     private final TransactionGuard transactions = new TransactionGuard();
+    private ReplayCache replayCache;
 
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
@@ -36,6 +38,19 @@ public class IdempotencyRuntime {
     /** @return the guard that ties claims to the caller's JTA transaction */
     public TransactionGuard transactions() {
         return transactions;
+    }
+
+    /**
+     * @return the completed records read from the store, kept for the next retries; off for a
+     *     store whose records are in this JVM already
+     */
+    public synchronized ReplayCache replayCache() {
+        if (replayCache == null) {
+            LibrarySettings settings = settings();
+            replayCache = store.keepsRecordsInThisJvm() ? ReplayCache.off()
+                    : new ReplayCache(settings.replayCacheMaxBytes(), settings.replayCacheTtl(), System::nanoTime);
+        }
+        return replayCache;
     }
 
     /** @return the library settings */

@@ -153,6 +153,12 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         return done[0];
     }
 
+    /** @return {@code true}: a replay is a map look-up already; the library keeps no copy */
+    @Override
+    public boolean keepsRecordsInThisJvm() {
+        return true;
+    }
+
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         long now = nanoClock.getAsLong();

@@ -1,5 +1,7 @@
 package dev.idempotency.internal;
 
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,10 +23,12 @@ import dev.idempotency.IdempotencyDefinitionException;
  * @param retryAfterSeconds the {@code Retry-After} of 409 and 503 answers
  * @param interceptorPriority the {@code @Priority} of the interceptor
  * @param memoryMaxEntries the capacity of the in-memory store
+ * @param replayCacheMaxBytes the heap the replay cache of a remote store may take; 0: no cache
+ * @param replayCacheTtl how long the replay cache keeps a completed record; zero: no cache
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
-        int memoryMaxEntries) {
+        int memoryMaxEntries, long replayCacheMaxBytes, Duration replayCacheTtl) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -35,6 +39,8 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String RETRY_AFTER = "idempotency.retry-after-seconds";
     public static final String INTERCEPTOR_PRIORITY = "idempotency.interceptor.priority";
     public static final String MEMORY_MAX_ENTRIES = "idempotency.memory.max-entries";
+    public static final String REPLAY_CACHE_MAX_BYTES = "idempotency.replay-cache.max-bytes";
+    public static final String REPLAY_CACHE_TTL = "idempotency.replay-cache.ttl";
 
     /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
     public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
@@ -73,7 +79,9 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.storedHeaders(),
                 reader.integer(RETRY_AFTER, 1, 0, 86_400),
                 reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
-                reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE));
+                reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE),
+                reader.integer(REPLAY_CACHE_MAX_BYTES, 16 * 1024 * 1024, 0, Integer.MAX_VALUE),
+                reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }
@@ -103,6 +111,24 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 // reported below
             }
             errors.add(Messages.invalidInteger(key, raw, min, max));
+            return fallback;
+        }
+
+        /** Zero is allowed: it turns a feature off. */
+        Duration duration(String key, Duration fallback) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            try {
+                Duration value = Duration.parse(raw);
+                if (!value.isNegative()) {
+                    return value;
+                }
+            } catch (DateTimeParseException e) {
+                // reported below
+            }
+            errors.add(Messages.invalidSettingDuration(key, raw));
             return fallback;
         }
 

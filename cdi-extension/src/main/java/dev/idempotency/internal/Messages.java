@@ -55,6 +55,11 @@ public final class Messages {
                 + "', a credential or hop-by-hop header that is never stored or replayed; remove it";
     }
 
+    public static String invalidSettingDuration(String key, String value) {
+        return "IDEMP0114: library setting " + key + "='" + value
+                + "' is not allowed; allowed: an ISO-8601 duration of zero or more, such as PT0S (off), PT30S or PT5M";
+    }
+
     public static String invalidHeaderName(String key, String value) {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }

@@ -19,6 +19,7 @@ import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.RequestBody;
+import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.RequestFingerprint;
 import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
@@ -47,6 +48,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final IdempotencyKeyParser keyParser;
     private final HttpEndpoint endpoint;
     private final IdempotencyPolicy policy;
+    private final ReplayCache replayCache;
 
     IdempotencyKeyFilter(dev.idempotency.cdi.IdempotencyRuntime runtime, HttpEndpoint endpoint) {
         this.store = runtime.store();
@@ -55,6 +57,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.keyParser = new IdempotencyKeyParser(settings.maxKeyLength());
         this.endpoint = endpoint;
         this.policy = endpoint.policy();
+        this.replayCache = runtime.replayCache();
     }
 
     @Override
@@ -93,6 +96,11 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 body.bytes(), body.length());
         String scopedKey = ScopedKey.of(policy.scope(), policy.endpoint(), request.getSecurityContext().getUserPrincipal(),
                 key.key());
+        IdempotencyRecord completed = replayCache.find(scopedKey);
+        if (completed != null) {
+            request.abortWith(answerFrom(completed, fingerprint));
+            return;
+        }
         ClaimResult claim;
         try {
             claim = store.claim(scopedKey, fingerprint, policy.lease());
@@ -112,7 +120,9 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             currentHttpClaim.set(admitted);
             return;
         }
-        request.abortWith(answerFrom(((ClaimResult.Existing) claim).record(), fingerprint));
+        IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+        replayCache.remember(existing, policy.ttl());
+        request.abortWith(answerFrom(existing, fingerprint));
     }
 
     private Response answerFrom(IdempotencyRecord existing, String fingerprint) {

@@ -112,6 +112,18 @@ public interface IdempotencyStore {
     boolean release(String key, String owner);
 
     /**
+     * Whether this store keeps its records in the application's own JVM, so that reading one
+     * costs no round trip. For any other store the library keeps a short-lived copy of the
+     * completed records it read (its replay cache), so that a storm of retries of one key costs
+     * one round trip per node, not one per retry.
+     *
+     * @return {@code false} by default
+     */
+    default boolean keepsRecordsInThisJvm() {
+        return false;
+    }
+
+    /**
      * Reads a live record.
      *
      * @param key the scoped, hashed key

@@ -3,6 +3,7 @@ package dev.idempotency.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +34,31 @@ class LibrarySettingsTest {
         assertThat(settings.retryAfterSeconds()).isEqualTo(1);
         assertThat(settings.interceptorPriority()).isEqualTo(1100);
         assertThat(settings.memoryMaxEntries()).isEqualTo(100_000);
+        assertThat(settings.replayCacheMaxBytes()).isEqualTo(16 * 1024 * 1024);
+        assertThat(settings.replayCacheTtl()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void theReplayCacheIsTurnedOffByZero() {
+        config.put("idempotency.replay-cache.ttl", "PT0S");
+        config.put("idempotency.replay-cache.max-bytes", "0");
+
+        LibrarySettings settings = load();
+
+        assertThat(settings.replayCacheTtl()).isZero();
+        assertThat(settings.replayCacheMaxBytes()).isZero();
+    }
+
+    @Test
+    void aBadReplayCacheTtlNamesTheKeyTheValueAndWhatIsAllowed() {
+        config.put("idempotency.replay-cache.ttl", "30s");
+        config.put("idempotency.replay-cache.max-bytes", "-1");
+
+        assertThatThrownBy(this::load)
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0114: library setting idempotency.replay-cache.ttl='30s' is not allowed; "
+                        + "allowed: an ISO-8601 duration of zero or more")
+                .hasMessageContaining("IDEMP0106: library setting idempotency.replay-cache.max-bytes='-1'");
     }
 
     @Test

@@ -23,8 +23,9 @@ import dev.idempotency.it.support.InfinispanForTests;
 
 /**
  * The Infinispan server stopped while the application runs: requests answer 503 with
- * {@code Retry-After} and nothing executes; the server restarted (empty): requests succeed again,
- * without restarting the application.
+ * {@code Retry-After} and nothing executes, but a key this node has replayed before is still
+ * replayed, byte for byte, from its replay cache; the server restarted (empty): requests succeed
+ * again, without restarting the application.
  */
 @ExtendWith({InfinispanForTests.class, ArquillianExtension.class})
 @RunAsClient
@@ -45,10 +46,22 @@ class InfinispanOutageIT {
     @Test
     void anOutageIsFailClosedAndTheApplicationRecoversWhenTheServerIsBack() throws Exception {
         Http http = new Http(url);
-        assertThat(http.postJson("api/payments", newKey(), order("o-before-" + UUID.randomUUID())).statusCode()).isEqualTo(201);
+        String replayedKey = newKey();
+        String replayedOrder = order("o-before-" + UUID.randomUUID());
+        HttpResponse<byte[]> first = http.postJson("api/payments", replayedKey, replayedOrder);
+        assertThat(first.statusCode()).isEqualTo(201);
+        // read back from the store once: from now on this node answers its retries itself
+        assertThat(http.postJson("api/payments", replayedKey, replayedOrder).headers().firstValue("Idempotent-Replayed"))
+                .hasValue("true");
         long before = http.count("api/payments/executions");
 
         InfinispanForTests.stop();
+        HttpResponse<byte[]> replayedDuringOutage = http.postJson("api/payments", replayedKey, replayedOrder);
+        assertThat(replayedDuringOutage.statusCode()).isEqualTo(201);
+        assertThat(replayedDuringOutage.body()).isEqualTo(first.body());
+        assertThat(replayedDuringOutage.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        HttpResponse<byte[]> reusedDuringOutage = http.postJson("api/payments", replayedKey, order("o-other"));
+        assertProblem(reusedDuringOutage, 422, "key-reused");
         String during = "o-during-" + UUID.randomUUID();
         for (int i = 0; i < 5; i++) {
             HttpResponse<byte[]> refused = http.postJson("api/payments", newKey(), order(during));

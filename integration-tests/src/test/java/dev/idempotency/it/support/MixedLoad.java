@@ -1,5 +1,6 @@
 package dev.idempotency.it.support;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MixedLoad {
 
-    /** One answer: its status (0 when the exchange failed) and when it arrived. */
-    public record Answer(int status, long atNanos) {
+    /**
+     * One answer: its status (0 when the exchange failed), whether it was a replay, and when it
+     * arrived.
+     */
+    public record Answer(int status, boolean replayed, long atNanos) {
     }
 
     /** A key, its order and every answer it got. */
@@ -116,12 +120,16 @@ public final class MixedLoad {
 
     private void send(Key key) {
         int status;
+        boolean replayed;
         try {
-            status = http.postJson("api/payments", key.key(), key.body()).statusCode();
+            HttpResponse<byte[]> response = http.postJson("api/payments", key.key(), key.body());
+            status = response.statusCode();
+            replayed = response.headers().firstValue("Idempotent-Replayed").isPresent();
         } catch (IllegalStateException exchangeFailed) {
             status = 0;
+            replayed = false;
         }
-        key.answers().add(new Answer(status, System.nanoTime()));
+        key.answers().add(new Answer(status, replayed, System.nanoTime()));
         statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
         requests.incrementAndGet();
     }
@@ -145,22 +153,26 @@ public final class MixedLoad {
 
     /**
      * @param since a {@link System#nanoTime()} instant
-     * @return when the first 2xx after it arrived, or -1
+     * @return when the first 2xx that was not a replay arrived after it, or -1
      */
     public long firstSuccessAfter(long since) {
         return keys.stream().flatMap(key -> key.answers().stream())
-                .filter(answer -> answer.status() / 100 == 2 && answer.atNanos() >= since)
+                .filter(answer -> answer.status() / 100 == 2 && !answer.replayed() && answer.atNanos() >= since)
                 .mapToLong(Answer::atNanos).min().orElse(-1);
     }
 
     /**
      * @param from a {@link System#nanoTime()} instant
      * @param to a later one
-     * @return how many 2xx answers arrived between the two
+     * @param replays whether to count replays (2xx answers marked {@code Idempotent-Replayed}) or
+     *     the others (executions)
+     * @return how many such 2xx answers arrived between the two
      */
-    public long successesBetween(long from, long to) {
+    public long successesBetween(long from, long to, boolean replays) {
         return keys.stream().flatMap(key -> key.answers().stream())
-                .filter(answer -> answer.status() / 100 == 2 && answer.atNanos() >= from && answer.atNanos() <= to).count();
+                .filter(answer -> answer.status() / 100 == 2 && answer.replayed() == replays && answer.atNanos() >= from
+                        && answer.atNanos() <= to)
+                .count();
     }
 
     /** Waits for a started load to end (bounded). */
