@@ -32,6 +32,8 @@ public class InfinispanStoreBenchmark extends OurStoreBenchmark {
     static final String CACHE_CONFIGURATION = "<distributed-cache mode=\"SYNC\" owners=\"2\">"
             + "<encoding media-type=\"application/x-protostream\"/></distributed-cache>";
 
+    static final String OUR_CACHE = "idempotency-bench";
+
     private RemoteCacheManager manager;
     private RemoteCache<String, byte[]> raw;
     private RemoteCache<String, byte[]> rawReturning;
@@ -41,9 +43,8 @@ public class InfinispanStoreBenchmark extends OurStoreBenchmark {
 
     @Setup(Level.Trial)
     public void connect() throws Exception {
-        manager = new RemoteCacheManager(InfinispanConnection.clientConfiguration(BenchmarkServers.hotRodClient()));
-        store = new InfinispanIdempotencyStore(new InfinispanConnection(manager,
-                new InfinispanSettings("idempotency-bench", CACHE_CONFIGURATION)));
+        manager = client();
+        store = ourStore(manager);
         raw = manager.administration().getOrCreateCache("raw-bench", new StringConfiguration(CACHE_CONFIGURATION));
         rawReturning = raw.withFlags(Flag.FORCE_RETURN_VALUE);
         manager.administration().getOrCreateCache("camel-bench", new StringConfiguration(CACHE_CONFIGURATION));
@@ -60,6 +61,17 @@ public class InfinispanStoreBenchmark extends OurStoreBenchmark {
         rawClaim = new byte[110];
         completeReplayKey();
         raw.put(replayKey, Payloads.BODY, TTL.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** @return a Hot Rod client of the benchmark server, as the store builds it */
+    static RemoteCacheManager client() {
+        return new RemoteCacheManager(InfinispanConnection.clientConfiguration(BenchmarkServers.hotRodClient()));
+    }
+
+    /** @return our store on the cache {@link #OUR_CACHE} */
+    static InfinispanIdempotencyStore ourStore(RemoteCacheManager manager) {
+        return new InfinispanIdempotencyStore(new InfinispanConnection(manager,
+                new InfinispanSettings(OUR_CACHE, CACHE_CONFIGURATION)));
     }
 
     @TearDown(Level.Trial)

@@ -67,10 +67,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
 
     @Setup(Level.Trial)
     public void connect() throws SQLException {
-        factory = Persistence.createEntityManagerFactory("idempotency-bench", Map.of(
-                "jakarta.persistence.jdbc.url", BenchmarkServers.jdbcUrl(),
-                "jakarta.persistence.jdbc.user", "postgres",
-                "jakarta.persistence.jdbc.password", ""));
+        factory = entityManagerFactory();
         store = new JpaIdempotencyStore(new JpaRecords(new ResourceLocalTransactions(factory)));
         completeReplayKey();
         try (Connection connection = DriverManager.getConnection(BenchmarkServers.jdbcUrl(), "postgres", "");
@@ -83,6 +80,14 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
             insert.setBytes(4, Payloads.BODY);
             insert.executeUpdate();
         }
+    }
+
+    /** @return the benchmark's persistence unit on the benchmark database (resource-local) */
+    static EntityManagerFactory entityManagerFactory() {
+        return Persistence.createEntityManagerFactory("idempotency-bench", Map.of(
+                "jakarta.persistence.jdbc.url", BenchmarkServers.jdbcUrl(),
+                "jakarta.persistence.jdbc.user", "postgres",
+                "jakarta.persistence.jdbc.password", ""));
     }
 
     @TearDown(Level.Trial)

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.results.RunResult;
@@ -24,7 +25,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *
  * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs;
  * {@code -Dbench.threads=8} runs one thread count only and {@code -Dbench.include=ours.*} only
- * the benchmarks whose names match (for a profile); {@code -Dbench.footprint-only=true} skips JMH.
+ * the benchmarks whose names match (for a profile); {@code -Dbench.footprint-only=true} skips JMH;
+ * {@code -Dbench.growth=false} skips the growth benchmark ({@link GrowthBenchmark}).
  */
 public final class StoreBenchmarks {
 
@@ -56,6 +58,9 @@ public final class StoreBenchmarks {
                 table(report, "Infinispan store, " + threads + " thread" + (threads > 1 ? "s" : ""), INFINISPAN, infinispan);
                 table(report, "JPA store on PostgreSQL, " + threads + " thread" + (threads > 1 ? "s" : ""), JPA, jpa);
             }
+            if (counts.length > 0 && !"false".equals(System.getProperty("bench.growth"))) {
+                growth(report, runResults(GrowthBenchmark.class, 1, servers, quick));
+            }
             servers.exportToThisJvm();
             report.append(StorageFootprint.measure());
         }
@@ -68,6 +73,16 @@ public final class StoreBenchmarks {
 
     private static Map<String, Double> run(Class<?> benchmark, int threads, BenchmarkServers servers, boolean quick)
             throws Exception {
+        Map<String, Double> scores = new LinkedHashMap<>();
+        for (RunResult result : runResults(benchmark, threads, servers, quick)) {
+            String name = result.getParams().getBenchmark();
+            scores.put(name.substring(name.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
+        }
+        return scores;
+    }
+
+    private static Collection<RunResult> runResults(Class<?> benchmark, int threads, BenchmarkServers servers,
+            boolean quick) throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(benchmark.getName() + "\\." + System.getProperty("bench.include", ""))
                 .threads(threads)
@@ -79,13 +94,24 @@ public final class StoreBenchmarks {
                 .timeUnit(TimeUnit.SECONDS)
                 .shouldFailOnError(true)
                 .jvmArgsAppend(servers.jvmOptions().toArray(String[]::new));
-        Collection<RunResult> results = new Runner(options.build()).run();
-        Map<String, Double> scores = new LinkedHashMap<>();
+        return new Runner(options.build()).run();
+    }
+
+    /** First executions per second by store and live records, and the ratio to the store's smallest count. */
+    private static void growth(StringBuilder report, Collection<RunResult> results) {
+        Map<String, Map<Integer, Double>> byStore = new LinkedHashMap<>();
         for (RunResult result : results) {
-            String name = result.getParams().getBenchmark();
-            scores.put(name.substring(name.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
+            byStore.computeIfAbsent(result.getParams().getParam("storeName"), s -> new TreeMap<>())
+                    .put(Integer.valueOf(result.getParams().getParam("liveKeys")), result.getPrimaryResult().getScore());
         }
-        return scores;
+        report.append("\n### First executions as the store fills up, 1 thread\n\n")
+                .append("| store | live records | claim + complete (ops/s) | ratio to 1 live record |\n")
+                .append("|---|---:|---:|---:|\n");
+        byStore.forEach((store, scores) -> {
+            double first = scores.values().iterator().next();
+            scores.forEach((live, score) -> report.append(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %.2f |%n",
+                    store, live, score, score / first)));
+        });
     }
 
     private static void table(StringBuilder report, String title, List<Comparison> rows, Map<String, Double> scores) {

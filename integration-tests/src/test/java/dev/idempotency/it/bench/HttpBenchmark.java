@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,9 @@ import dev.idempotency.it.support.PayaraMicroProcess;
  * and no request may fail. System properties: {@code bench.http.seconds} (10),
  * {@code bench.http.warmup-seconds} (5), {@code bench.http.rounds} (2),
  * {@code bench.http.connections} (16), {@code bench.http.jfr} (a JFR file for the server's
- * profile), {@code bench.out} (the Markdown report).
+ * profile), {@code bench.http.stores} and {@code bench.http.scenarios} (comma-separated subsets,
+ * e.g. {@code bench-memory} and {@code UNANNOTATED,FIRST}, to profile one case),
+ * {@code bench.out} (the Markdown report).
  */
 @ExtendWith({OwnPostgreSqlForTests.class, InfinispanForTests.class})
 class HttpBenchmark {
@@ -88,10 +91,13 @@ class HttpBenchmark {
     record App(String store, String contextRoot, double firstTarget) {
     }
 
-    private final List<App> apps = List.of(
+    private final List<App> apps = Stream.of(
             new App("in-memory", "bench-memory", 0.8),
             new App("Infinispan (Hot Rod, a server of its own)", "bench-infinispan", 0.6),
-            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4));
+            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4))
+            .filter(app -> chosen("bench.http.stores", app.contextRoot())).toList();
+    private final List<Scenario> scenarios = Stream.of(Scenario.values())
+            .filter(scenario -> chosen("bench.http.scenarios", scenario.name())).toList();
     private final Map<App, Map<Scenario, List<Wrk.Result>>> results = new LinkedHashMap<>();
     private long runs;
 
@@ -113,7 +119,7 @@ class HttpBenchmark {
             for (int round = 0; round <= ROUNDS; round++) {
                 for (App app : apps) {
                     Http http = new Http(payara.url(app.contextRoot()));
-                    for (Scenario scenario : Scenario.values()) {
+                    for (Scenario scenario : scenarios) {
                         Wrk.Result result = run(wrk, http, scenario, round == 0 ? WARM_UP : MEASURED);
                         if (round > 0) {
                             results.computeIfAbsent(app, a -> new EnumMap<>(Scenario.class))
@@ -127,6 +133,11 @@ class HttpBenchmark {
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report(Duration.ofNanos(System.nanoTime() - started)));
         System.out.println(Files.readString(out));
+    }
+
+    private static boolean chosen(String property, String name) {
+        String subset = System.getProperty(property, "");
+        return subset.isBlank() || List.of(subset.split(",")).contains(name);
     }
 
     private Wrk.Result run(Wrk wrk, Http http, Scenario scenario, Duration duration) throws Exception {
@@ -230,7 +241,7 @@ class HttpBenchmark {
                 double rate = mean(row.getValue(), Wrk.Result::perSecond);
                 String ratio = "";
                 String target = "";
-                if (scenario.baseline != null) {
+                if (scenario.baseline != null && app.getValue().containsKey(scenario.baseline)) {
                     double value = rate / mean(app.getValue().get(scenario.baseline), Wrk.Result::perSecond);
                     ratio = String.format(Locale.ROOT, "%.2f", value);
                     Double wanted = switch (scenario) {
