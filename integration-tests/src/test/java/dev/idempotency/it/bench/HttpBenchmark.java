@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.it.resources.BenchResource;
+import dev.idempotency.it.resources.RawHotRodResource;
+import dev.idempotency.it.resources.RawJdbcResource;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.InfinispanForTests;
@@ -71,6 +73,7 @@ class HttpBenchmark {
     /** What is measured, and against which baseline. */
     enum Scenario {
         UNANNOTATED("no-op, without `@Idempotent` (baseline)", null),
+        RAW_FLOOR("no-op plus the store's own round trips, without the library (the floor)", null),
         FIRST("no-op, first executions (a fresh key each)", UNANNOTATED),
         REPLAY("no-op, replays (one key)", UNANNOTATED),
         IN_PROGRESS("duplicates of a request in progress (409)", UNANNOTATED),
@@ -87,14 +90,28 @@ class HttpBenchmark {
         }
     }
 
-    /** An application on one store, and its first-execution target. */
-    record App(String store, String contextRoot, double firstTarget) {
+    /** What a scenario must do to the bench resource's execution count. */
+    enum Executions {
+        /** at least one execution per answer */
+        ONE_PER_ANSWER,
+        /** none: replays and duplicates never run the method */
+        NONE,
+        /** another resource's method: not counted */
+        NOT_COUNTED
+    }
+
+    /**
+     * An application on one store, and its first-execution target.
+     *
+     * @param rawPath the unannotated method making the store's round trips itself, or null
+     */
+    record App(String store, String contextRoot, double firstTarget, String rawPath) {
     }
 
     private final List<App> apps = Stream.of(
-            new App("in-memory", "bench-memory", 0.8),
-            new App("Infinispan (Hot Rod, a server of its own)", "bench-infinispan", 0.6),
-            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4))
+            new App("in-memory", "bench-memory", 0.8, null),
+            new App("Infinispan (Hot Rod, a server of its own)", "bench-infinispan", 0.6, "api/bench/raw-hotrod"),
+            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4, "api/bench/raw-jdbc"))
             .filter(app -> chosen("bench.http.stores", app.contextRoot())).toList();
     private final List<Scenario> scenarios = Stream.of(Scenario.values())
             .filter(scenario -> chosen("bench.http.scenarios", scenario.name())).toList();
@@ -105,9 +122,9 @@ class HttpBenchmark {
     void measure() throws Exception {
         WebArchive memory = Deployments.sampleAppOnMemoryStore("bench-memory", CONFIG).addClass(BenchResource.class);
         WebArchive infinispan = Deployments.sampleAppOnInfinispan("bench-infinispan", CONFIG,
-                InfinispanForTests.clientProperties()).addClass(BenchResource.class);
+                InfinispanForTests.clientProperties()).addClasses(BenchResource.class, RawHotRodResource.class);
         WebArchive jpa = Deployments.sampleAppOnDatabase("bench-jpa", CONFIG, OwnPostgreSqlForTests.server().jdbcUrl())
-                .addClass(BenchResource.class);
+                .addClasses(BenchResource.class, RawJdbcResource.class);
         List<String> jvm = new ArrayList<>();
         String jfr = System.getProperty("bench.http.jfr", "");
         if (!jfr.isBlank()) {
@@ -120,7 +137,10 @@ class HttpBenchmark {
                 for (App app : apps) {
                     Http http = new Http(payara.url(app.contextRoot()));
                     for (Scenario scenario : scenarios) {
-                        Wrk.Result result = run(wrk, http, scenario, round == 0 ? WARM_UP : MEASURED);
+                        if (scenario == Scenario.RAW_FLOOR && app.rawPath() == null) {
+                            continue;
+                        }
+                        Wrk.Result result = run(wrk, http, app, scenario, round == 0 ? WARM_UP : MEASURED);
                         if (round > 0) {
                             results.computeIfAbsent(app, a -> new EnumMap<>(Scenario.class))
                                     .computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
@@ -140,31 +160,35 @@ class HttpBenchmark {
         return subset.isBlank() || List.of(subset.split(",")).contains(name);
     }
 
-    private Wrk.Result run(Wrk wrk, Http http, Scenario scenario, Duration duration) throws Exception {
+    private Wrk.Result run(Wrk wrk, Http http, App app, Scenario scenario, Duration duration) throws Exception {
         String key = "bench-" + ProcessHandle.current().pid() + "-" + (++runs);
         long executionsBefore = state(http).get("executions");
         Wrk.Result result;
-        long expectedExecutions;
+        Executions expected;
         switch (scenario) {
             case UNANNOTATED, SLOW_UNANNOTATED -> {
                 result = wrk.oneKey(endpoint(http, scenario), key, duration);
-                expectedExecutions = -1; // at least one per response
+                expected = Executions.ONE_PER_ANSWER;
+            }
+            case RAW_FLOOR -> {
+                result = wrk.freshKeys(http.base().resolve(app.rawPath()), key, duration);
+                expected = Executions.NOT_COUNTED;
             }
             case FIRST, SLOW_FIRST -> {
                 result = wrk.freshKeys(endpoint(http, scenario), key, duration);
-                expectedExecutions = -1;
+                expected = Executions.ONE_PER_ANSWER;
             }
             case REPLAY, SLOW_REPLAY -> {
                 HttpResponse<byte[]> first = http.postJson(path(scenario), key, BODY);
                 assertThat(first.statusCode()).as(Http.text(first)).isEqualTo(200);
                 executionsBefore++;
                 result = wrk.oneKey(endpoint(http, scenario), key, duration);
-                expectedExecutions = 0;
+                expected = Executions.NONE;
             }
             default -> {
                 result = inProgress(wrk, http, key, duration);
                 executionsBefore++;
-                expectedExecutions = 0;
+                expected = Executions.NONE;
             }
         }
         long executions = state(http).get("executions") - executionsBefore;
@@ -174,9 +198,9 @@ class HttpBenchmark {
         } else {
             assertThat(result.non2xx()).as(result.output()).isZero();
         }
-        if (expectedExecutions == 0) {
+        if (expected == Executions.NONE) {
             assertThat(executions).as(scenario + ": the method never ran again").isZero();
-        } else {
+        } else if (expected == Executions.ONE_PER_ANSWER) {
             assertThat(executions).as(scenario + ": one execution per answer").isGreaterThanOrEqualTo(result.requests());
         }
         return result;
@@ -212,6 +236,7 @@ class HttpBenchmark {
             case SLOW_UNANNOTATED -> "plain-slow";
             case SLOW_FIRST, SLOW_REPLAY -> "idempotent-slow";
             case IN_PROGRESS -> "hold";
+            case RAW_FLOOR -> throw new IllegalArgumentException("per application");
         };
     }
 
@@ -234,8 +259,8 @@ class HttpBenchmark {
                 WARM_UP.toSeconds(), took.toSeconds()));
         for (Map.Entry<App, Map<Scenario, List<Wrk.Result>>> app : results.entrySet()) {
             out.append("\n#### ").append(app.getKey().store()).append("\n\n")
-                    .append("| endpoint | req/s | p50 (ms) | p99 (ms) | ratio | target |\n")
-                    .append("|---|---:|---:|---:|---:|---|\n");
+                    .append("| endpoint | req/s | p50 (ms) | p99 (ms) | ratio | target | ratio to the floor |\n")
+                    .append("|---|---:|---:|---:|---:|---|---:|\n");
             for (Map.Entry<Scenario, List<Wrk.Result>> row : app.getValue().entrySet()) {
                 Scenario scenario = row.getKey();
                 double rate = mean(row.getValue(), Wrk.Result::perSecond);
@@ -253,9 +278,12 @@ class HttpBenchmark {
                         target = (value >= wanted ? "met" : "NOT met") + String.format(Locale.ROOT, ", ≥ %.1f", wanted);
                     }
                 }
-                out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %s | %s |%n", scenario.label, rate,
+                List<Wrk.Result> floor = app.getValue().get(Scenario.RAW_FLOOR);
+                String toFloor = scenario == Scenario.FIRST && floor != null
+                        ? String.format(Locale.ROOT, "%.2f", rate / mean(floor, Wrk.Result::perSecond)) : "";
+                out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %s | %s | %s |%n", scenario.label, rate,
                         mean(row.getValue(), Wrk.Result::p50Millis), mean(row.getValue(), Wrk.Result::p99Millis), ratio,
-                        target));
+                        target, toFloor));
             }
         }
         return out.toString();
