@@ -1,6 +1,5 @@
 package dev.idempotency.jpa;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Timestamp;
@@ -8,7 +7,6 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -186,23 +184,12 @@ final class DatabaseClock {
 
     /** @return the known expression for the database's product, or null when it cannot tell */
     private static String forProduct(RecordTransactions transactions) {
-        try {
-            String product = transactions.inNewTransaction(em -> {
-                try {
-                    return em.unwrap(Connection.class).getMetaData().getDatabaseProductName();
-                } catch (SQLException e) {
-                    return null;
-                }
-            });
-            if (product == null) {
-                return null;
-            }
-            String name = product.toLowerCase(Locale.ROOT);
-            return BY_PRODUCT.entrySet().stream().filter(entry -> name.contains(entry.getKey()))
-                    .map(Map.Entry::getValue).findFirst().orElse(null);
-        } catch (RuntimeException providerKeepsItsConnection) {
+        String name = DatabaseProduct.of(transactions);
+        if (name == null) {
             return null;
         }
+        return BY_PRODUCT.entrySet().stream().filter(entry -> name.contains(entry.getKey()))
+                .map(Map.Entry::getValue).findFirst().orElse(null);
     }
 
     /**

@@ -32,6 +32,7 @@ public final class JpaRecords {
 
     private final RecordTransactions transactions;
     private final DatabaseClock clock = new DatabaseClock();
+    private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent();
 
     /**
      * @param transactions where the work runs
@@ -43,10 +44,15 @@ public final class JpaRecords {
     /** See {@link dev.idempotency.spi.IdempotencyStore#claim}. */
     public ClaimResult claim(String key, String fingerprint, Duration lease) {
         clock.resolve(transactions);
+        insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             try {
-                return transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease));
+                ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease));
+                if (result != null) {
+                    return result;
+                }
+                continue; // the row the insert met was gone when read (released, purged): claim again
             } catch (RuntimeException insertRefused) {
                 // Most likely a concurrent claim inserted the key first (unique violation): the
                 // row tells, in a new transaction.
@@ -66,7 +72,17 @@ public final class JpaRecords {
         throw new IdempotencyStoreException("claim failed: the insert was refused and no row explains why", lastFailure);
     }
 
+    /** @return the claim's result, or null when the key's row vanished between the insert and the read */
     private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease) {
+        if (insertIfAbsent.available()) {
+            // one round trip for a first claim; a retry's row is read after the insert met it
+            LocalDateTime now = clock.now();
+            String owner = UUID.randomUUID().toString();
+            if (InsertIfAbsent.insert(em, key, fingerprint, owner, now, now.plus(lease))) {
+                return new ClaimResult.Acquired(owner, false);
+            }
+            return existingOrTakeover(em, key, fingerprint, lease);
+        }
         // A row usually exists for a retry: read it first, so that only a true race meets the
         // unique constraint (and the provider's log of the violation).
         ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease);

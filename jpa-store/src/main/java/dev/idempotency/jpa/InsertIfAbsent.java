@@ -1,0 +1,56 @@
+package dev.idempotency.jpa;
+
+import java.time.LocalDateTime;
+
+import jakarta.persistence.EntityManager;
+
+/**
+ * A claim's insert in one round trip where the database has a statement for it: PostgreSQL's
+ * {@code INSERT ... ON CONFLICT (record_key) DO NOTHING} inserts the row or, when the key has one,
+ * does nothing (no error, the transaction stays usable), so that a first claim needs no read
+ * before its insert. Elsewhere the store reads first, then persists the entity (MariaDB's
+ * {@code INSERT IGNORE} would also swallow errors other than the duplicate key; H2 and others have
+ * no such statement outside compatibility modes). Decided once, on the first claim, from the JDBC
+ * product name; a provider that does not hand out its connection ({@code unwrap(Connection.class)})
+ * gets the portable path.
+ */
+final class InsertIfAbsent {
+
+    static final String POSTGRESQL = "INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token,"
+            + " version, lease_end, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?6)"
+            + " ON CONFLICT (record_key) DO NOTHING";
+
+    private volatile Boolean available;
+
+    /**
+     * Decides on first use whether the database has the statement. Called after the store's
+     * clock was read, so the database has just answered.
+     *
+     * @param transactions where the store's work runs
+     */
+    void resolve(RecordTransactions transactions) {
+        if (available == null) {
+            String product = DatabaseProduct.of(transactions);
+            available = product != null && product.contains("postgresql");
+        }
+    }
+
+    /** @return whether {@link #insert} may be used */
+    boolean available() {
+        return Boolean.TRUE.equals(available);
+    }
+
+    /**
+     * Inserts an in-progress row for the key unless it has one, in the current transaction.
+     *
+     * @return whether the row was inserted ({@code false}: the key has a row, committed before
+     *     this statement or by the concurrent claim it waited for)
+     */
+    static boolean insert(EntityManager em, String key, String fingerprint, String owner, LocalDateTime now,
+            LocalDateTime leaseEnd) {
+        return em.createNativeQuery(POSTGRESQL)
+                .setParameter(1, key).setParameter(2, JpaRecords.IN_PROGRESS).setParameter(3, fingerprint)
+                .setParameter(4, owner).setParameter(5, leaseEnd).setParameter(6, now)
+                .executeUpdate() == 1;
+    }
+}
