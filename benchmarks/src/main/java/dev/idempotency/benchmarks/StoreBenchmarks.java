@@ -26,7 +26,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <p>{@code -Dbench.quick=true} shortens every measurement, to check that everything runs;
  * {@code -Dbench.threads=8} runs one thread count only and {@code -Dbench.include=ours.*} only
  * the benchmarks whose names match (for a profile); {@code -Dbench.footprint-only=true} skips JMH;
- * {@code -Dbench.growth=false} skips the growth benchmark ({@link GrowthBenchmark}).
+ * {@code -Dbench.growth=false} skips the growth benchmark ({@link GrowthBenchmark});
+ * {@code -Dbench.fork-jvm-options="..."} adds options to the forked JVMs (a JFR recording, say).
  */
 public final class StoreBenchmarks {
 
@@ -93,7 +94,8 @@ public final class StoreBenchmarks {
                 .measurementTime(TimeValue.seconds(quick ? 2 : 5))
                 .timeUnit(TimeUnit.SECONDS)
                 .shouldFailOnError(true)
-                .jvmArgsAppend(servers.jvmOptions().toArray(String[]::new));
+                .jvmArgsAppend(servers.jvmOptions().toArray(String[]::new))
+                .jvmArgsAppend(System.getProperty("bench.fork-jvm-options", "-Dbench.none=true").split(" "));
         return new Runner(options.build()).run();
     }
 
