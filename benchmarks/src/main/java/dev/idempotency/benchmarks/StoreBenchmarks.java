@@ -94,9 +94,18 @@ public final class StoreBenchmarks {
                 .measurementTime(TimeValue.seconds(quick ? 2 : 5))
                 .timeUnit(TimeUnit.SECONDS)
                 .shouldFailOnError(true)
-                .jvmArgsAppend(servers.jvmOptions().toArray(String[]::new))
-                .jvmArgsAppend(System.getProperty("bench.fork-jvm-options", "-Dbench.none=true").split(" "));
+                .jvmArgsAppend(forkOptions(servers).toArray(String[]::new));
         return new Runner(options.build()).run();
+    }
+
+    /** @return where the servers are, and {@code bench.fork-jvm-options} (one call: JMH keeps the last) */
+    private static List<String> forkOptions(BenchmarkServers servers) {
+        List<String> options = new ArrayList<>(servers.jvmOptions());
+        String extra = System.getProperty("bench.fork-jvm-options", "").trim();
+        if (!extra.isEmpty()) {
+            options.addAll(List.of(extra.split("\\s+")));
+        }
+        return options;
     }
 
     /** First executions per second by store and live records, and the ratio to the store's smallest count. */
