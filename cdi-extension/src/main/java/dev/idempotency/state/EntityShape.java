@@ -1,0 +1,80 @@
+package dev.idempotency.state;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.metamodel.Attribute;
+import jakarta.persistence.metamodel.EntityType;
+import jakarta.persistence.metamodel.SingularAttribute;
+
+/**
+ * What the guard needs of an entity class, found once in the JPA metamodel: its JPQL name, its
+ * id, its numeric {@code @Version} and its state attribute; and the two statements built from
+ * them.
+ *
+ * @param name the entity name (JPQL)
+ * @param read selects the state and the version by id
+ * @param write sets the state and the next version, if both are still what was read
+ */
+record EntityShape(String name, String read, String write) {
+
+    private static final Set<Class<?>> NUMERIC_VERSIONS = Set.of(int.class, Integer.class, long.class, Long.class,
+            short.class, Short.class);
+
+    /**
+     * @throws IllegalArgumentException naming the entity and everything it lacks
+     */
+    static EntityShape of(EntityManager em, Class<?> instanceClass, String attribute, Class<? extends Enum<?>> states) {
+        EntityType<?> type = entityType(em, instanceClass);
+        List<String> problems = new ArrayList<>();
+        String id = null;
+        String version = null;
+        for (SingularAttribute<?, ?> candidate : type.getSingularAttributes()) {
+            if (candidate.isId() && type.hasSingleIdAttribute()) {
+                id = candidate.getName(); // by flag: getId(Class) is strict about long versus Long
+            }
+            if (candidate.isVersion()) {
+                if (NUMERIC_VERSIONS.contains(candidate.getJavaType())) {
+                    version = candidate.getName();
+                } else {
+                    problems.add("a numeric @Version (" + candidate.getName() + " is a " + candidate.getJavaType().getName() + ")");
+                }
+            }
+        }
+        if (id == null) {
+            problems.add("a single @Id attribute (not an @IdClass)");
+        }
+        if (version == null && problems.stream().noneMatch(p -> p.contains("@Version"))) {
+            problems.add("a numeric @Version attribute, which guards every write");
+        }
+        Attribute<?, ?> state = type.getAttributes().stream().filter(a -> a.getName().equals(attribute)).findFirst().orElse(null);
+        if (state == null) {
+            problems.add("the state attribute '" + attribute + "' (name it with StateMachine.Builder.attribute)");
+        } else if (state.getJavaType() != states) {
+            problems.add("'" + attribute + "' of type " + states.getName() + " (it is a " + state.getJavaType().getName() + ")");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("IDEMP0702: the state-machine guard cannot move entity " + type.getName()
+                    + " (" + type.getJavaType().getName() + "); it needs " + String.join(", ", problems));
+        }
+        String name = type.getName();
+        return new EntityShape(name,
+                "SELECT e." + attribute + ", e." + version + " FROM " + name + " e WHERE e." + id + " = :id",
+                "UPDATE " + name + " e SET e." + attribute + " = :to, e." + version + " = e." + version + " + 1"
+                        + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + version + " = :version");
+    }
+
+    /** The instance's class or, for a provider's proxy or subclass, the nearest entity above it. */
+    private static EntityType<?> entityType(EntityManager em, Class<?> instanceClass) {
+        for (Class<?> type = instanceClass; type != null && type != Object.class; type = type.getSuperclass()) {
+            for (EntityType<?> entity : em.getMetamodel().getEntities()) {
+                if (entity.getJavaType() == type) {
+                    return entity;
+                }
+            }
+        }
+        throw new IllegalArgumentException("IDEMP0702: " + instanceClass.getName() + " is not an entity of this persistence unit");
+    }
+}

@@ -1,0 +1,45 @@
+package dev.idempotency.state;
+
+import java.util.Set;
+
+import dev.idempotency.IdempotencyException;
+
+/** A transition the {@link StateMachine} does not allow: nothing was written. */
+public class IllegalTransitionException extends IdempotencyException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String entity;
+    private final transient Object id;
+    private final String from;
+    private final String to;
+
+    IllegalTransitionException(String entity, Object id, Enum<?> from, Enum<?> to, Set<? extends Enum<?>> allowed) {
+        super("IDEMP0701: " + entity + " " + id + " cannot go from " + from + " to " + to + "; allowed from " + from + ": "
+                + (allowed.isEmpty() ? "none (a final state)" : allowed));
+        this.entity = entity;
+        this.id = id;
+        this.from = from.name();
+        this.to = to.name();
+    }
+
+    /** @return the entity's name */
+    public String entity() {
+        return entity;
+    }
+
+    /** @return the entity's id */
+    public Object id() {
+        return id;
+    }
+
+    /** @return the state it holds */
+    public String from() {
+        return from;
+    }
+
+    /** @return the state asked for */
+    public String to() {
+        return to;
+    }
+}

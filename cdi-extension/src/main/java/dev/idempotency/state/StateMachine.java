@@ -1,0 +1,220 @@
+package dev.idempotency.state;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityNotFoundException;
+import jakarta.persistence.NoResultException;
+import jakarta.persistence.OptimisticLockException;
+
+/**
+ * The allowed transitions of a lifecycle, declared once, and a guarded transition of a JPA
+ * entity's state attribute.
+ *
+ * <pre>{@code
+ * static final StateMachine<OrderState> ORDERS = StateMachine.of(OrderState.class)
+ *         .allow(PENDING, PAID, CANCELLED)
+ *         .allow(PAID, REFUNDED)
+ *         .build();
+ *
+ * @Transactional
+ * public Order pay(long id) {
+ *     Order order = em.find(Order.class, id);
+ *     Transition<OrderState> paid = ORDERS.transition(em, order, PAID);
+ *     if (paid.changed()) {
+ *         ledger.charge(order); // runs once, whatever the retries
+ *     }
+ *     return order;
+ * }
+ * }</pre>
+ *
+ * <p>{@link #transition} reads the state and the {@code @Version} from the database, then:
+ * <ul>
+ * <li>the entity already holds the target: nothing is written, the result says
+ *     {@code changed() == false} (a duplicate request, even one that slipped past
+ *     {@code @Idempotent});</li>
+ * <li>the move is not allowed: {@link IllegalTransitionException}, nothing written;</li>
+ * <li>else one JPQL {@code UPDATE} sets the state and the next version, on the condition that
+ *     both are still what was read. If a concurrent transaction changed the row first, the
+ *     decision is made again on what it left: two concurrent {@code PENDING -> PAID} give one
+ *     change and one no-op, never two changes.</li>
+ * </ul>
+ * The entity instance passed is refreshed, so that it shows the state and version now stored.
+ * Call it inside the transaction that does the rest of the work, first: a rollback undoes the
+ * transition with everything else.
+ *
+ * <p>The entity needs a single {@code @Id}, a numeric {@code @Version} and the state attribute
+ * (an enum of this machine's type, {@code "state"} unless named otherwise); the first transition
+ * of each entity class checks them and names what is missing. Thread-safe and meant to be a
+ * constant.
+ *
+ * @param <S> the states
+ */
+public final class StateMachine<S extends Enum<S>> {
+
+    /** A transition meeting concurrent changes this many times in a row gives up. */
+    static final int ROUNDS = 3;
+
+    private final Class<S> states;
+    private final String attribute;
+    private final Map<S, Set<S>> allowed;
+    private final Map<Class<?>, EntityShape> shapes = new ConcurrentHashMap<>();
+
+    private StateMachine(Class<S> states, String attribute, Map<S, Set<S>> allowed) {
+        this.states = states;
+        this.attribute = attribute;
+        this.allowed = allowed;
+    }
+
+    /**
+     * @param states the enum of the states
+     * @param <S> the states
+     * @return a builder of its transitions
+     */
+    public static <S extends Enum<S>> Builder<S> of(Class<S> states) {
+        return new Builder<>(Objects.requireNonNull(states, "states"));
+    }
+
+    /**
+     * @param from a state
+     * @param to another
+     * @return whether the machine allows the move (staying in a state is not a move)
+     */
+    public boolean allows(S from, S to) {
+        return allowed.get(from).contains(to);
+    }
+
+    /**
+     * @param from a state
+     * @return the states it may move to; empty for a final state
+     */
+    public Set<S> targets(S from) {
+        return allowed.get(from);
+    }
+
+    /** @return the entity attribute holding the state */
+    public String attribute() {
+        return attribute;
+    }
+
+    /**
+     * Moves a managed entity to a state, at most once: see the class description.
+     *
+     * @param em the entity manager of the current transaction
+     * @param entity the entity, managed by {@code em}
+     * @param target the state to move it to
+     * @param <E> the entity type
+     * @return what was done
+     * @throws IllegalTransitionException when the machine does not allow the move
+     * @throws EntityNotFoundException when the entity's row is gone
+     * @throws OptimisticLockException when concurrent transactions changed the row {@value #ROUNDS}
+     *     times in a row
+     * @throws IllegalArgumentException when the entity is not managed by {@code em}, or its class
+     *     lacks what the guard needs (named in the message)
+     */
+    public <E> Transition<S> transition(EntityManager em, E entity, S target) {
+        Objects.requireNonNull(target, "target");
+        if (!em.contains(entity)) {
+            throw new IllegalArgumentException("IDEMP0704: the state-machine guard needs the entity as managed by the"
+                    + " EntityManager it is given (em.find or em.merge first): " + entity);
+        }
+        EntityShape shape = shapes.computeIfAbsent(entity.getClass(), type -> EntityShape.of(em, type, attribute, states));
+        Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
+        for (int round = 0; round < ROUNDS; round++) {
+            Object[] row;
+            try {
+                row = em.createQuery(shape.read(), Object[].class).setParameter("id", id).getSingleResult();
+            } catch (NoResultException e) {
+                throw new EntityNotFoundException("IDEMP0705: " + shape.name() + " " + id + " is gone");
+            }
+            S current = states.cast(row[0]);
+            if (current == target) {
+                em.refresh(entity); // the instance may predate a concurrent transaction's change
+                return new Transition<>(current, current, false);
+            }
+            if (current == null || !allows(current, target)) {
+                if (current == null) {
+                    throw new IllegalArgumentException("IDEMP0702: " + shape.name() + " " + id + " has no "
+                            + attribute + "; give every row a state");
+                }
+                throw new IllegalTransitionException(shape.name(), id, current, target, targets(current));
+            }
+            int changed = em.createQuery(shape.write())
+                    .setParameter("to", target).setParameter("id", id)
+                    .setParameter("from", current).setParameter("version", row[1])
+                    .executeUpdate();
+            if (changed == 1) {
+                em.refresh(entity);
+                return new Transition<>(current, target, true);
+            }
+            // a concurrent transaction changed the row between the read and the write: decide again
+        }
+        throw new OptimisticLockException("IDEMP0703: " + shape.name() + " " + id + " was changed by concurrent"
+                + " transactions " + ROUNDS + " times while moving it to " + target + "; retry the transaction");
+    }
+
+    /**
+     * The transitions of a machine.
+     *
+     * @param <S> the states
+     */
+    public static final class Builder<S extends Enum<S>> {
+
+        private final Class<S> states;
+        private final Map<S, Set<S>> allowed;
+        private String attribute = "state";
+
+        private Builder(Class<S> states) {
+            this.states = states;
+            this.allowed = new EnumMap<>(states);
+            for (S state : states.getEnumConstants()) {
+                allowed.put(state, EnumSet.noneOf(states));
+            }
+        }
+
+        /**
+         * @param name the entity attribute holding the state ({@code "state"} by default)
+         * @return this builder
+         */
+        public Builder<S> attribute(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("IDEMP0702: the state attribute needs a name");
+            }
+            this.attribute = name.trim();
+            return this;
+        }
+
+        /**
+         * @param from a state
+         * @param to the states it may move to
+         * @return this builder
+         * @throws IllegalArgumentException when a move goes from a state to itself (staying is
+         *     never a move: it is the no-op)
+         */
+        @SafeVarargs
+        public final Builder<S> allow(S from, S... to) {
+            Objects.requireNonNull(from, "from");
+            for (S target : to) {
+                if (Objects.requireNonNull(target, "to") == from) {
+                    throw new IllegalArgumentException("IDEMP0702: " + states.getSimpleName() + "." + from
+                            + " -> " + from + " is not a transition: moving to the state held is always a no-op");
+                }
+                allowed.get(from).add(target);
+            }
+            return this;
+        }
+
+        /** @return the machine */
+        public StateMachine<S> build() {
+            Map<S, Set<S>> frozen = new EnumMap<>(states);
+            allowed.forEach((state, targets) -> frozen.put(state, Collections.unmodifiableSet(EnumSet.copyOf(targets))));
+            return new StateMachine<>(states, attribute, Collections.unmodifiableMap(frozen));
+        }
+    }
+}

@@ -1,0 +1,6 @@
+package dev.idempotency.state;
+
+/** The test order's lifecycle. */
+public enum OrderState {
+    PENDING, PAID, REFUNDED, CANCELLED
+}

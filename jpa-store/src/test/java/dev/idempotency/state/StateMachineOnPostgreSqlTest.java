@@ -1,0 +1,250 @@
+package dev.idempotency.state;
+
+import static dev.idempotency.state.OrderState.CANCELLED;
+import static dev.idempotency.state.OrderState.PAID;
+import static dev.idempotency.state.OrderState.PENDING;
+import static dev.idempotency.state.OrderState.REFUNDED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+
+/**
+ * The state-machine guard on the real PostgreSQL, with EclipseLink: duplicates write nothing,
+ * illegal moves write nothing and say why, and concurrent transitions of one order give exactly
+ * one change (and one charge), whatever mix of targets they ask for.
+ */
+class StateMachineOnPostgreSqlTest {
+
+    static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
+    static final StateMachine<OrderState> ORDERS = StateMachine.of(OrderState.class)
+            .allow(PENDING, PAID, CANCELLED)
+            .allow(PAID, REFUNDED)
+            .build();
+    static final AtomicLong IDS = new AtomicLong(System.currentTimeMillis());
+
+    static EntityManagerFactory factory;
+
+    @BeforeAll
+    static void table() throws SQLException {
+        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS guarded_order");
+            statement.execute("CREATE TABLE guarded_order (id BIGINT PRIMARY KEY, state VARCHAR(16),"
+                    + " version BIGINT NOT NULL, charges INT NOT NULL)");
+        }
+        factory = Persistence.createEntityManagerFactory("idempotency-test", Map.of(
+                "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
+                "jakarta.persistence.jdbc.password", "", "eclipselink.session-name", "state-machine-test"));
+    }
+
+    @AfterAll
+    static void close() {
+        factory.close();
+    }
+
+    static long newOrder(OrderState state) {
+        long id = IDS.incrementAndGet();
+        inTransaction(em -> {
+            em.persist(new GuardedOrder(id, state));
+            return null;
+        });
+        return id;
+    }
+
+    static <T> T inTransaction(Function<EntityManager, T> work) {
+        EntityManager em = factory.createEntityManager();
+        try {
+            em.getTransaction().begin();
+            T result = work.apply(em);
+            em.getTransaction().commit();
+            return result;
+        } finally {
+            if (em.getTransaction().isActive()) {
+                em.getTransaction().rollback();
+            }
+            em.close();
+        }
+    }
+
+    /** @return state, version and charges as the database holds them */
+    static String row(long id) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT state, version, charges FROM guarded_order WHERE id = " + id)) {
+            rows.next();
+            return rows.getString(1) + " v" + rows.getLong(2) + " charges=" + rows.getInt(3);
+        }
+    }
+
+    @Test
+    void aTransitionWritesOnceAndItsDuplicateWritesNothing() throws SQLException {
+        long id = newOrder(PENDING);
+
+        Transition<OrderState> paid = inTransaction(em -> {
+            GuardedOrder order = em.find(GuardedOrder.class, id);
+            Transition<OrderState> result = ORDERS.transition(em, order, PAID);
+            assertThat(order.state()).as("the instance shows what is stored").isEqualTo(PAID);
+            assertThat(order.version()).isEqualTo(2);
+            return result;
+        });
+        assertThat((Object) paid).isEqualTo(new Transition<>(PENDING, PAID, true));
+        assertThat(row(id)).isEqualTo("PAID v2 charges=0");
+
+        Transition<OrderState> again = inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, id), PAID));
+        assertThat((Object) again).isEqualTo(new Transition<>(PAID, PAID, false));
+        assertThat(row(id)).as("no write: the version did not move").isEqualTo("PAID v2 charges=0");
+
+        Transition<OrderState> refunded = inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, id), REFUNDED));
+        assertThat((Object) refunded).isEqualTo(new Transition<>(PAID, REFUNDED, true));
+        assertThat(row(id)).isEqualTo("REFUNDED v3 charges=0");
+    }
+
+    @Test
+    void anIllegalTransitionWritesNothingAndSaysWhatIsAllowed() throws SQLException {
+        long paid = newOrder(PAID);
+        long cancelled = newOrder(CANCELLED);
+
+        assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, paid), PENDING)))
+                .isInstanceOf(IllegalTransitionException.class)
+                .hasMessage("IDEMP0701: GuardedOrder " + paid + " cannot go from PAID to PENDING; allowed from PAID: [REFUNDED]");
+        assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, cancelled), PAID)))
+                .isInstanceOfSatisfying(IllegalTransitionException.class, e -> {
+                    assertThat(e.from()).isEqualTo("CANCELLED");
+                    assertThat(e.to()).isEqualTo("PAID");
+                })
+                .hasMessageEndingWith("allowed from CANCELLED: none (a final state)");
+        assertThat(row(paid)).isEqualTo("PAID v1 charges=0");
+        assertThat(row(cancelled)).isEqualTo("CANCELLED v1 charges=0");
+    }
+
+    @Test
+    void concurrentPaymentsOfOneOrderChargeItOnce() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            long id = newOrder(PENDING);
+            List<Transition<OrderState>> results = race(id, 16, i -> PAID);
+
+            assertThat(results.stream().filter(Transition::changed).count()).as("round " + round).isEqualTo(1);
+            assertThat(results).allSatisfy(result -> assertThat(result.current()).isEqualTo(PAID));
+            assertThat(row(id)).isEqualTo("PAID v3 charges=1"); // v2: the transition, v3: the charge
+        }
+    }
+
+    @Test
+    void concurrentPaymentsAndCancellationsLeaveOneOfThem() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            long id = newOrder(PENDING);
+            List<Object> outcomes = new ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Object>> callers = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    OrderState target = i % 2 == 0 ? PAID : CANCELLED;
+                    callers.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            return inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, id), target));
+                        } catch (IllegalTransitionException e) {
+                            return e;
+                        }
+                    }));
+                }
+                start.countDown();
+                for (Future<Object> caller : callers) {
+                    outcomes.add(caller.get(60, TimeUnit.SECONDS));
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            List<Transition<?>> changes = new ArrayList<>();
+            for (Object outcome : outcomes) {
+                if (outcome instanceof Transition<?> transition && transition.changed()) {
+                    changes.add(transition);
+                }
+            }
+            assertThat(changes).as("round " + round).hasSize(1);
+            OrderState winner = (OrderState) changes.get(0).current();
+            assertThat(row(id)).isEqualTo(winner + " v2 charges=0");
+            // every loser either found its own target done (a no-op) or was refused the other one
+            assertThat(outcomes).allSatisfy(outcome -> {
+                if (outcome instanceof IllegalTransitionException refused) {
+                    assertThat(refused.from()).isEqualTo(winner.name());
+                } else {
+                    assertThat(((Transition<?>) outcome).current()).isEqualTo(winner);
+                }
+            });
+        }
+    }
+
+    @Test
+    void anEntityWithoutWhatTheGuardNeedsIsNamedWithWhatItLacks() {
+        // persisted, not flushed: the guard refuses it before any statement
+        assertThatThrownBy(() -> inTransaction(em -> {
+            UnguardedNote note = new UnguardedNote(1, "PENDING");
+            em.persist(note);
+            return ORDERS.transition(em, note, PAID);
+        })).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("IDEMP0702: the state-machine guard cannot move entity UnguardedNote ("
+                        + UnguardedNote.class.getName() + "); it needs a numeric @Version attribute, which guards every"
+                        + " write, 'state' of type " + OrderState.class.getName() + " (it is a java.lang.String)");
+        assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, new GuardedOrder(1, PENDING), PAID)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("IDEMP0704");
+    }
+
+    /** Every caller finds the order in a transaction of its own, moves it, and charges it if it changed it. */
+    private static List<Transition<OrderState>> race(long id, int callers, Function<Integer, OrderState> target)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Transition<OrderState>>> futures = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                OrderState wanted = target.apply(i);
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return inTransaction(em -> {
+                        GuardedOrder order = em.find(GuardedOrder.class, id);
+                        Transition<OrderState> result = ORDERS.transition(em, order, wanted);
+                        if (result.changed()) {
+                            order.charge();
+                        }
+                        return result;
+                    });
+                }));
+            }
+            start.countDown();
+            List<Transition<OrderState>> results = new ArrayList<>();
+            for (Future<Transition<OrderState>> future : futures) {
+                results.add(future.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
