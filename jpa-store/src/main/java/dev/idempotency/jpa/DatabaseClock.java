@@ -68,17 +68,24 @@ final class DatabaseClock {
     private record Reading(LocalDateTime databaseUtc, long nanos) {
     }
 
+    private final DatabaseProduct product;
     private final LongSupplier nanoClock;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile String query;
     private volatile Reading reading;
 
-    DatabaseClock() {
-        this(System::nanoTime);
+    /** @param product the database, shared with the rest of the store */
+    DatabaseClock(DatabaseProduct product) {
+        this(product, System::nanoTime);
     }
 
-    /** @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests) */
+    /** @param nanoClock a monotonic clock (tests) */
     DatabaseClock(LongSupplier nanoClock) {
+        this(new DatabaseProduct(), nanoClock);
+    }
+
+    private DatabaseClock(DatabaseProduct product, LongSupplier nanoClock) {
+        this.product = product;
         this.nanoClock = nanoClock;
     }
 
@@ -183,8 +190,8 @@ final class DatabaseClock {
     }
 
     /** @return the known expression for the database's product, or null when it cannot tell */
-    private static String forProduct(RecordTransactions transactions) {
-        String name = DatabaseProduct.of(transactions);
+    private String forProduct(RecordTransactions transactions) {
+        String name = product.name(transactions);
         if (name == null) {
             return null;
         }

@@ -20,18 +20,29 @@ final class InsertIfAbsent {
             + " version, lease_end, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?6)"
             + " ON CONFLICT (record_key) DO NOTHING";
 
+    private final DatabaseProduct product;
     private volatile Boolean available;
+
+    /** @param product the database, shared with the rest of the store */
+    InsertIfAbsent(DatabaseProduct product) {
+        this.product = product;
+    }
+
+    /** For tests: a database of its own. */
+    InsertIfAbsent() {
+        this(new DatabaseProduct());
+    }
 
     /**
      * Decides on first use whether the database has the statement. Called after the store's
-     * clock was read, so the database has just answered.
+     * clock was read, which asked for the product already.
      *
      * @param transactions where the store's work runs
      */
     void resolve(RecordTransactions transactions) {
         if (available == null) {
-            String product = DatabaseProduct.of(transactions);
-            available = product != null && product.contains("postgresql");
+            String name = product.name(transactions);
+            available = name != null && name.contains("postgresql");
         }
     }
 

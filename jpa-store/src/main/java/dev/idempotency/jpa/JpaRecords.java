@@ -31,8 +31,9 @@ public final class JpaRecords {
     private static final int CLAIM_ROUNDS = 5;
 
     private final RecordTransactions transactions;
-    private final DatabaseClock clock = new DatabaseClock();
-    private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent();
+    private final DatabaseProduct product = new DatabaseProduct();
+    private final DatabaseClock clock = new DatabaseClock(product);
+    private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent(product);
 
     /**
      * @param transactions where the work runs
