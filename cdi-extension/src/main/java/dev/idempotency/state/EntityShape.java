@@ -30,24 +30,22 @@ record EntityShape(String name, String read, String write) {
         EntityType<?> type = entityType(em, instanceClass);
         List<String> problems = new ArrayList<>();
         String id = null;
-        String version = null;
+        SingularAttribute<?, ?> version = null;
         for (SingularAttribute<?, ?> candidate : type.getSingularAttributes()) {
             if (candidate.isId() && type.hasSingleIdAttribute()) {
                 id = candidate.getName(); // by flag: getId(Class) is strict about long versus Long
             }
             if (candidate.isVersion()) {
-                if (NUMERIC_VERSIONS.contains(candidate.getJavaType())) {
-                    version = candidate.getName();
-                } else {
-                    problems.add("a numeric @Version (" + candidate.getName() + " is a " + candidate.getJavaType().getName() + ")");
-                }
+                version = candidate;
             }
         }
         if (id == null) {
             problems.add("a single @Id attribute (not an @IdClass)");
         }
-        if (version == null && problems.stream().noneMatch(p -> p.contains("@Version"))) {
+        if (version == null) {
             problems.add("a numeric @Version attribute, which guards every write");
+        } else if (!NUMERIC_VERSIONS.contains(version.getJavaType())) {
+            problems.add("a numeric @Version (" + version.getName() + " is a " + version.getJavaType().getName() + ")");
         }
         Attribute<?, ?> state = type.getAttributes().stream().filter(a -> a.getName().equals(attribute)).findFirst().orElse(null);
         if (state == null) {
@@ -60,10 +58,11 @@ record EntityShape(String name, String read, String write) {
                     + " (" + type.getJavaType().getName() + "); it needs " + String.join(", ", problems));
         }
         String name = type.getName();
+        String versionName = version.getName();
         return new EntityShape(name,
-                "SELECT e." + attribute + ", e." + version + " FROM " + name + " e WHERE e." + id + " = :id",
-                "UPDATE " + name + " e SET e." + attribute + " = :to, e." + version + " = e." + version + " + 1"
-                        + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + version + " = :version");
+                "SELECT e." + attribute + ", e." + versionName + " FROM " + name + " e WHERE e." + id + " = :id",
+                "UPDATE " + name + " e SET e." + attribute + " = :to, e." + versionName + " = e." + versionName + " + 1"
+                        + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + versionName + " = :version");
     }
 
     /** The instance's class or, for a provider's proxy or subclass, the nearest entity above it. */

@@ -138,11 +138,11 @@ public final class StateMachine<S extends Enum<S>> {
                 em.refresh(entity); // the instance may predate a concurrent transaction's change
                 return new Transition<>(current, current, false);
             }
-            if (current == null || !allows(current, target)) {
-                if (current == null) {
-                    throw new IllegalArgumentException("IDEMP0702: " + shape.name() + " " + id + " has no "
-                            + attribute + "; give every row a state");
-                }
+            if (current == null) {
+                throw new IllegalArgumentException("IDEMP0702: " + shape.name() + " " + id + " has no "
+                        + attribute + "; give every row a state");
+            }
+            if (!allows(current, target)) {
                 throw new IllegalTransitionException(shape.name(), id, current, target, targets(current));
             }
             int changed = em.createQuery(shape.write())
