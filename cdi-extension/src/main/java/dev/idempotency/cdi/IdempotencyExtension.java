@@ -53,6 +53,7 @@ public class IdempotencyExtension implements Extension {
     private final Map<Method, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
+    private volatile boolean metricsCounted;
     private IdempotencyDefinitionException settingsError;
     private final List<String> definitionErrors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
@@ -64,6 +65,10 @@ public class IdempotencyExtension implements Extension {
         } catch (IdempotencyDefinitionException e) {
             settingsError = e;
             settings = LibrarySettings.load(key -> Optional.empty());
+        }
+        metricsCounted = settings.metricsEnabled() && OutcomeListeners.metricsApiPresent();
+        if (metricsCounted) {
+            event.addAnnotatedType(MicroProfileMetricsCounters.class, MicroProfileMetricsCounters.class.getName());
         }
     }
 
@@ -139,6 +144,11 @@ public class IdempotencyExtension implements Extension {
         } else {
             LOG.info(Messages.storesFound(otherStores));
         }
+    }
+
+    /** @return whether outcomes are counted through MicroProfile Metrics ({@link MicroProfileMetricsCounters} is a bean) */
+    public boolean metricsCounted() {
+        return metricsCounted;
     }
 
     /** @return the validated library settings */

@@ -3,10 +3,12 @@ package dev.idempotency.cdi;
 import java.lang.reflect.Method;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
@@ -29,6 +31,10 @@ public class IdempotencyRuntime {
 
     private final TransactionGuard transactions = new TransactionGuard();
     private ReplayCache replayCache;
+    private OutcomeEvents outcomeEvents;
+
+    @Inject
+    BeanManager beanManager;
 
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
@@ -51,6 +57,17 @@ public class IdempotencyRuntime {
                     : new ReplayCache(settings.replayCacheMaxBytes(), settings.replayCacheTtl(), System::nanoTime);
         }
         return replayCache;
+    }
+
+    /**
+     * @return where outcomes are reported: resolved once, at the first use after the deployment
+     *     (the application's observers are all known then)
+     */
+    public synchronized OutcomeEvents outcomeEvents() {
+        if (outcomeEvents == null) {
+            outcomeEvents = OutcomeListeners.resolve(beanManager, extension.metricsCounted());
+        }
+        return outcomeEvents;
     }
 
     /** @return the library settings */

@@ -17,11 +17,14 @@ import jakarta.interceptor.InvocationContext;
 import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.MethodPlan;
+import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.OwnedClaim;
 import dev.idempotency.internal.ResultCodec;
 import dev.idempotency.internal.ResultShape;
+import dev.idempotency.internal.RetryOutcomes;
 import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
@@ -77,6 +80,7 @@ public class MethodInvocations {
         try {
             claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
         } catch (RuntimeException e) {
+            runtime.outcomeEvents().fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             if (plan.policy().failOpen()) {
                 CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
                 return context.proceed();
@@ -86,7 +90,10 @@ public class MethodInvocations {
         if (claim instanceof ClaimResult.Existing existing) {
             return duplicate(plan, existing.record(), fingerprint);
         }
-        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, ((ClaimResult.Acquired) claim).owner());
+        OutcomeEvents events = runtime.outcomeEvents();
+        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, ((ClaimResult.Acquired) claim).owner(),
+                events, false);
+        events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result;
         try {
             result = context.proceed();
@@ -157,16 +164,16 @@ public class MethodInvocations {
 
     private Object duplicate(MethodPlan plan, IdempotencyRecord record, String fingerprint) {
         String keyHash = ScopedKey.forLog(record.key());
-        IdempotencyException refusal = null;
-        if (!record.fingerprint().equals(fingerprint)) {
-            refusal = new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
-        } else if (record.state() == RecordState.IN_PROGRESS || record.state() == RecordState.EXECUTED) {
-            refusal = new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
-        } else if (record.state() == RecordState.OUTCOME_LOST) {
-            refusal = new IdempotencyException(Messages.resultLost(plan.where(), keyHash));
-        } else if (!record.outcome().bodyStored()) {
-            refusal = new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));
-        }
+        IdempotencyOutcome outcome = RetryOutcomes.of(record, fingerprint);
+        runtime.outcomeEvents().fire(outcome, plan.policy(), record.key(), false);
+        IdempotencyException refusal = switch (outcome) {
+            case MISMATCH -> new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
+            case CONFLICT -> new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
+            case OUTCOME_LOST -> record.state() == RecordState.OUTCOME_LOST
+                    ? new IdempotencyException(Messages.resultLost(plan.where(), keyHash))
+                    : new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));
+            default -> null;
+        };
         ResultShape result = plan.result();
         if (refusal != null) {
             if (result.kind() == ResultShape.Kind.STAGE) {

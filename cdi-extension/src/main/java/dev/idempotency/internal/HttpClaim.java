@@ -24,10 +24,11 @@ public final class HttpClaim extends OwnedClaim {
      * @param asyncEndpoint whether the method answers asynchronously
      * @param key the scoped key
      * @param owner the owner token
+     * @param events where the completion and the release are reported
      */
     public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
-            String key, String owner) {
-        super(store, policy, key, owner);
+            String key, String owner, OutcomeEvents events) {
+        super(store, policy, key, owner, events, true);
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;
     }

@@ -25,10 +25,15 @@ import dev.idempotency.IdempotencyDefinitionException;
  * @param memoryMaxEntries the capacity of the in-memory store
  * @param replayCacheMaxBytes the heap the replay cache of a remote store may take; 0: no cache
  * @param replayCacheTtl how long the replay cache keeps a completed record; zero: no cache
+ * @param metricsEnabled whether outcomes are counted through MicroProfile Metrics when the server has it
+ * @param tokenTtl how long a server-issued token stays valid
+ * @param tokensPerPrincipal how many tokens one principal may be issued within a token ttl, on one node
+ * @param tieredFrontPause how long the tiered store leaves its fast layer alone after it failed
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
-        int memoryMaxEntries, long replayCacheMaxBytes, Duration replayCacheTtl) {
+        int memoryMaxEntries, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
+        Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -41,6 +46,10 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String MEMORY_MAX_ENTRIES = "idempotency.memory.max-entries";
     public static final String REPLAY_CACHE_MAX_BYTES = "idempotency.replay-cache.max-bytes";
     public static final String REPLAY_CACHE_TTL = "idempotency.replay-cache.ttl";
+    public static final String METRICS_ENABLED = "idempotency.metrics.enabled";
+    public static final String TOKEN_TTL = "idempotency.tokens.ttl";
+    public static final String TOKENS_PER_PRINCIPAL = "idempotency.tokens.max-per-principal";
+    public static final String TIERED_FRONT_PAUSE = "idempotency.tiered.front-pause";
 
     /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
     public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
@@ -81,7 +90,11 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
                 reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE),
                 reader.integer(REPLAY_CACHE_MAX_BYTES, 16 * 1024 * 1024, 0, Integer.MAX_VALUE),
-                reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)));
+                reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)),
+                reader.bool(METRICS_ENABLED, true),
+                reader.positiveDuration(TOKEN_TTL, Duration.ofMinutes(30)),
+                reader.integer(TOKENS_PER_PRINCIPAL, 1000, 1, Integer.MAX_VALUE),
+                reader.duration(TIERED_FRONT_PAUSE, Duration.ofSeconds(5)));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }
@@ -116,19 +129,40 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
 
         /** Zero is allowed: it turns a feature off. */
         Duration duration(String key, Duration fallback) {
+            return duration(key, fallback, true);
+        }
+
+        Duration positiveDuration(String key, Duration fallback) {
+            return duration(key, fallback, false);
+        }
+
+        private Duration duration(String key, Duration fallback, boolean zeroAllowed) {
             String raw = config.get(key).map(String::trim).orElse(null);
             if (raw == null) {
                 return fallback;
             }
             try {
                 Duration value = Duration.parse(raw);
-                if (!value.isNegative()) {
+                if (!value.isNegative() && (zeroAllowed || !value.isZero())) {
                     return value;
                 }
             } catch (DateTimeParseException e) {
                 // reported below
             }
-            errors.add(Messages.invalidSettingDuration(key, raw));
+            errors.add(zeroAllowed ? Messages.invalidSettingDuration(key, raw)
+                    : Messages.invalidPositiveSettingDuration(key, raw));
+            return fallback;
+        }
+
+        boolean bool(String key, boolean fallback) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            if (raw.equalsIgnoreCase("true") || raw.equalsIgnoreCase("false")) {
+                return Boolean.parseBoolean(raw);
+            }
+            errors.add(Messages.invalidSettingBoolean(key, raw));
             return fallback;
         }
 

@@ -55,6 +55,15 @@ public final class Messages {
                 + "', a credential or hop-by-hop header that is never stored or replayed; remove it";
     }
 
+    public static String invalidPositiveSettingDuration(String key, String value) {
+        return "IDEMP0115: library setting " + key + "='" + value
+                + "' is not allowed; allowed: a positive ISO-8601 duration, such as PT30M or PT2H";
+    }
+
+    public static String invalidSettingBoolean(String key, String value) {
+        return "IDEMP0116: library setting " + key + "='" + value + "' is not a boolean; allowed: true or false";
+    }
+
     public static String invalidSettingDuration(String key, String value) {
         return "IDEMP0114: library setting " + key + "='" + value
                 + "' is not allowed; allowed: an ISO-8601 duration of zero or more, such as PT0S (off), PT30S or PT5M";
@@ -163,6 +172,16 @@ public final class Messages {
                 + " was no longer owned when the method's transaction was about to commit (the lease ran out and"
                 + " another request took the key over); the transaction is rolled back. Raise the lease above the"
                 + " slowest execution";
+    }
+
+    public static String listenerFailed(String outcome) {
+        return "IDEMP0311: an observer of IdempotencyEvent (or the metrics counter) failed on a " + outcome
+                + " event; the request's answer is unchanged";
+    }
+
+    public static String metricsUnavailable(String why) {
+        return "IDEMP0312: idempotency outcomes are not counted as metrics: " + why
+                + " (set idempotency.metrics.enabled=false to silence this)";
     }
 
     public static String resultNotStored(String where, String keyHash) {

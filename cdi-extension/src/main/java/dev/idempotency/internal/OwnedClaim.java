@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
 
@@ -22,6 +23,8 @@ public class OwnedClaim {
     private final IdempotencyPolicy policy;
     private final String key;
     private final String owner;
+    private final OutcomeEvents events;
+    private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile boolean executed;
 
@@ -30,12 +33,17 @@ public class OwnedClaim {
      * @param policy the method's policy
      * @param key the scoped key
      * @param owner the owner token
+     * @param events where the completion and the release are reported
+     * @param http whether the claim serves an HTTP request
      */
-    public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
+    public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
+            OutcomeEvents events, boolean http) {
         this.store = store;
         this.policy = policy;
         this.key = key;
         this.owner = owner;
+        this.events = events;
+        this.http = http;
     }
 
     /** @return the method's policy */
@@ -90,7 +98,9 @@ public class OwnedClaim {
             return;
         }
         try {
-            if (!store.complete(key, owner, outcome, policy.ttl())) {
+            if (store.complete(key, owner, outcome, policy.ttl())) {
+                events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
+            } else {
                 LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
             }
         } catch (RuntimeException e) {
@@ -178,7 +188,9 @@ public class OwnedClaim {
 
     private void releaseInStore() {
         try {
-            store.release(key, owner);
+            if (store.release(key, owner)) {
+                events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), keyForLog()), e);
         }

@@ -12,15 +12,18 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
+import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.cdi.CurrentHttpClaim;
 import dev.idempotency.internal.HttpClaim;
 import dev.idempotency.internal.IdempotencyKeyParser;
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.RequestBody;
+import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
+import dev.idempotency.internal.RequestBody;
 import dev.idempotency.internal.RequestFingerprint;
+import dev.idempotency.internal.RetryOutcomes;
 import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
@@ -49,6 +52,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final HttpEndpoint endpoint;
     private final IdempotencyPolicy policy;
     private final ReplayCache replayCache;
+    private final OutcomeEvents events;
 
     IdempotencyKeyFilter(dev.idempotency.cdi.IdempotencyRuntime runtime, HttpEndpoint endpoint) {
         this.store = runtime.store();
@@ -58,6 +62,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.endpoint = endpoint;
         this.policy = endpoint.policy();
         this.replayCache = runtime.replayCache();
+        this.events = runtime.outcomeEvents();
     }
 
     @Override
@@ -98,7 +103,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 key.key());
         IdempotencyRecord completed = replayCache.find(scopedKey);
         if (completed != null) {
-            request.abortWith(answerFrom(completed, fingerprint));
+            request.abortWith(answerFrom(completed, fingerprint, scopedKey));
             return;
         }
         ClaimResult claim;
@@ -106,6 +111,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             claim = store.claim(scopedKey, fingerprint, policy.lease());
         } catch (RuntimeException e) {
             CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), policy.failOpen()), e);
+            events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
             if (!policy.failOpen()) {
                 request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
                         "The idempotency store cannot be reached; the request was not executed. Retry later.",
@@ -115,18 +121,25 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         }
         if (claim instanceof ClaimResult.Acquired acquired) {
             HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
-                    acquired.owner());
+                    acquired.owner(), events);
+            events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
             request.setProperty(CLAIM_PROPERTY, admitted);
             currentHttpClaim.set(admitted);
             return;
         }
         IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
         replayCache.remember(existing, policy.ttl());
-        request.abortWith(answerFrom(existing, fingerprint));
+        request.abortWith(answerFrom(existing, fingerprint, scopedKey));
     }
 
-    private Response answerFrom(IdempotencyRecord existing, String fingerprint) {
-        if (!existing.fingerprint().equals(fingerprint)) {
+    private Response answerFrom(IdempotencyRecord existing, String fingerprint, String scopedKey) {
+        IdempotencyOutcome outcome = RetryOutcomes.of(existing, fingerprint);
+        events.fire(outcome, policy, scopedKey, true);
+        return answer(outcome, existing);
+    }
+
+    private Response answer(IdempotencyOutcome decided, IdempotencyRecord existing) {
+        if (decided == IdempotencyOutcome.MISMATCH) {
             return ProblemResponses.of(IdempotencyProblem.KEY_REUSED,
                     "This Idempotency-Key was used with a different request (body, method, path or query).");
         }

@@ -62,6 +62,26 @@ class LibrarySettingsTest {
     }
 
     @Test
+    void metricsTokensAndTheTieredStoreHaveDefaultsAndNamedErrors() {
+        LibrarySettings defaults = load();
+        assertThat(defaults.metricsEnabled()).isTrue();
+        assertThat(defaults.tokenTtl()).isEqualTo(java.time.Duration.ofMinutes(30));
+        assertThat(defaults.tokensPerPrincipal()).isEqualTo(1000);
+        assertThat(defaults.tieredFrontPause()).isEqualTo(java.time.Duration.ofSeconds(5));
+
+        config.put("idempotency.metrics.enabled", "yes");
+        config.put("idempotency.tokens.ttl", "PT0S");
+        config.put("idempotency.tokens.max-per-principal", "0");
+
+        assertThatThrownBy(this::load)
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0116: library setting idempotency.metrics.enabled='yes' is not a boolean")
+                .hasMessageContaining("IDEMP0115: library setting idempotency.tokens.ttl='PT0S' is not allowed; "
+                        + "allowed: a positive ISO-8601 duration")
+                .hasMessageContaining("idempotency.tokens.max-per-principal='0'");
+    }
+
+    @Test
     void configuredValuesAreRead() {
         config.put("idempotency.key-header", "X-Request-Key");
         config.put("idempotency.max-key-length", "64");

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.it.resources.ContractResource;
 import dev.idempotency.it.resources.Counters;
 import dev.idempotency.it.resources.DeclinedException;
+import dev.idempotency.it.resources.OutcomeLog;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
 import dev.idempotency.it.resources.UnmanagedResource;
@@ -41,7 +43,7 @@ abstract class HttpContractChecks extends OnSampleApp {
     static WebArchive withContractResources(WebArchive archive) {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
                 RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
-                DeclinedException.Mapper.class);
+                DeclinedException.Mapper.class, OutcomeLog.class);
     }
 
     long executions(String endpoint) {
@@ -72,6 +74,64 @@ abstract class HttpContractChecks extends OnSampleApp {
         assertThat(first.headers().allValues("Set-Cookie")).as("the resource sets a cookie").isNotEmpty();
         assertThat(retry.headers().allValues("Set-Cookie")).as("cookies are never replayed").isEmpty();
         assertThat(executions() - before).isEqualTo(1);
+    }
+
+    @Test
+    void eachOutcomeIsObservedAsAnEventAndCountedAsAMetric() {
+        String endpoint = "dev.idempotency.sample.PaymentResource#create";
+        Map<String, Long> observedBefore = observed(endpoint);
+        Map<String, Long> countedBefore = metrics(endpoint);
+        String key = newKey();
+
+        assertThat(http.postJson(PAYMENTS, key, ORDER).statusCode()).isEqualTo(201);
+        assertThat(http.postJson(PAYMENTS, key, ORDER).statusCode()).isEqualTo(201);
+        assertThat(http.postJson(PAYMENTS, key, ORDER).statusCode()).isEqualTo(201);
+        assertProblem(http.postJson(PAYMENTS, key, ORDER.replace("1250", "1251")), 422, "key-reused");
+
+        Map<String, Long> expected = Map.of("CLAIMED", 1L, "COMPLETED", 1L, "REPLAYED", 2L, "MISMATCH", 1L,
+                "CONFLICT", 0L, "RELEASED", 0L);
+        Map<String, Long> observed = observed(endpoint);
+        Map<String, Long> counted = metrics(endpoint);
+        expected.forEach((outcome, times) -> {
+            assertThat(observed.get(outcome) - observedBefore.get(outcome))
+                    .as("observed " + outcome + ": " + observedBefore + " -> " + observed).isEqualTo(times);
+            assertThat(counted.get(outcome) - countedBefore.get(outcome))
+                    .as("metric " + outcome + ": " + countedBefore + " -> " + counted).isEqualTo(times);
+        });
+    }
+
+    private Map<String, Long> observed(String endpoint) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (String outcome : new String[] {"CLAIMED", "COMPLETED", "REPLAYED", "MISMATCH", "CONFLICT", "RELEASED"}) {
+            counts.put(outcome, http.count("api/outcomes/" + outcome + "?endpoint=" + endpoint.replace("#", "%23")));
+        }
+        return counts;
+    }
+
+    /** The application's {@code idempotency_outcomes_total} counters, from Payara's {@code /metrics}. */
+    private Map<String, Long> metrics(String endpoint) {
+        HttpResponse<byte[]> scrape = http.send(HttpRequest.newBuilder(http.base().resolve("/metrics?scope=application"))
+                .header("Accept", "text/plain").GET().build());
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (String outcome : new String[] {"CLAIMED", "COMPLETED", "REPLAYED", "MISMATCH", "CONFLICT", "RELEASED"}) {
+            counts.put(outcome, 0L);
+        }
+        if (scrape.statusCode() == 404 && text(scrape).contains("Not available scope")) {
+            return counts; // Payara answers 404 while the application has registered no metric yet
+        }
+        assertThat(scrape.statusCode()).as(text(scrape)).isEqualTo(200);
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile(
+                "(?m)^idempotency_outcomes_total\\{([^}]*)\\}\\s+([0-9.E+]+)").matcher(text(scrape));
+        while (line.find()) {
+            String tags = line.group(1);
+            if (tags.contains("endpoint=\"" + endpoint + "\"")) {
+                java.util.regex.Matcher outcome = java.util.regex.Pattern.compile("outcome=\"([a-z_]+)\"").matcher(tags);
+                if (outcome.find()) {
+                    counts.put(outcome.group(1).toUpperCase(java.util.Locale.ROOT), (long) Double.parseDouble(line.group(2)));
+                }
+            }
+        }
+        return counts;
     }
 
     @Test
