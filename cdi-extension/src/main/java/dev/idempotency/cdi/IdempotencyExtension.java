@@ -48,6 +48,8 @@ public class IdempotencyExtension implements Extension {
     private static final Logger LOG = Logger.getLogger(IdempotencyExtension.class.getName());
 
     private final Map<Method, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
+    /** The class of each annotated resource method, for the OpenAPI document. */
+    private final Map<Method, Class<?>> resourceClasses = new ConcurrentHashMap<>();
     private final Set<Class<?>> interceptedClasses = ConcurrentHashMap.newKeySet();
     private final Set<String> otherStores = ConcurrentHashMap.newKeySet();
     private final Map<Method, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
@@ -113,6 +115,7 @@ public class IdempotencyExtension implements Extension {
         }
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
             policies.putIfAbsent(method, resolver.resolve(beanClass, method));
+            resourceClasses.putIfAbsent(method, beanClass);
             interceptedClasses.add(beanClass);
         } else if (keyed) {
             if (isAsynchronousEjb(beanClass, method)) {
@@ -167,7 +170,20 @@ public class IdempotencyExtension implements Extension {
      */
     public IdempotencyPolicy policy(Class<?> beanClass, Method method) {
         IdempotencyPolicy known = policies.get(method);
-        return known != null ? known : policies.computeIfAbsent(method, m -> resolver.resolve(beanClass, m));
+        if (known != null) {
+            return known;
+        }
+        IdempotencyPolicy resolved = policies.computeIfAbsent(method, m -> resolver.resolve(beanClass, m));
+        resourceClasses.putIfAbsent(method, beanClass);
+        return resolved;
+    }
+
+    /**
+     * @return every annotated resource method known so far with its resource class: the CDI beans'
+     *     from deployment, the others' once JAX-RS started
+     */
+    public Map<Method, Class<?>> resourceMethods() {
+        return Map.copyOf(resourceClasses);
     }
 
     /**

@@ -1,15 +1,19 @@
 package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
+import dev.idempotency.internal.HttpOperation;
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
+import dev.idempotency.internal.ResourceMethods;
 import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
@@ -87,6 +91,21 @@ public class IdempotencyRuntime {
      */
     public IdempotencyPolicy policy(Class<?> resourceClass, Method method) {
         return extension.policy(resourceClass, method);
+    }
+
+    /**
+     * @return the {@code @Idempotent} resource methods as HTTP operations, for the OpenAPI document
+     */
+    public List<HttpOperation> httpOperations() {
+        List<HttpOperation> operations = new ArrayList<>();
+        extension.resourceMethods().forEach((method, resourceClass) -> {
+            String httpMethod = ResourceMethods.httpMethod(resourceClass, method);
+            if (httpMethod != null) {
+                operations.add(new HttpOperation(httpMethod, ResourceMethods.pathTemplate(resourceClass, method),
+                        extension.policy(resourceClass, method)));
+            }
+        });
+        return operations;
     }
 
     /**

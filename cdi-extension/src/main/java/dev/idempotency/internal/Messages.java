@@ -184,6 +184,11 @@ public final class Messages {
                 + " (set idempotency.metrics.enabled=false to silence this)";
     }
 
+    public static String openApiNotDocumented() {
+        return "IDEMP0313: the @Idempotent operations could not be documented in the OpenAPI document; it is served"
+                + " without their Idempotency-Key header and problem responses";
+    }
+
     public static String resultNotStored(String where, String keyHash) {
         return "IDEMP0309: " + where + ": the call with this key (hash " + keyHash + ") completed, but its result could not"
                 + " be stored; it is not executed again";

@@ -1,0 +1,213 @@
+package dev.idempotency.openapi;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.models.Components;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.PathItem;
+import org.eclipse.microprofile.openapi.models.headers.Header;
+import org.eclipse.microprofile.openapi.models.media.Content;
+import org.eclipse.microprofile.openapi.models.media.Schema;
+import org.eclipse.microprofile.openapi.models.parameters.Parameter;
+import org.eclipse.microprofile.openapi.models.responses.APIResponse;
+import org.eclipse.microprofile.openapi.models.responses.APIResponses;
+
+import dev.idempotency.internal.HttpOperation;
+import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.jaxrs.IdempotencyProblem;
+
+/**
+ * Adds the idempotency contract to the operations of an OpenAPI document that are
+ * {@code @Idempotent}:
+ * <ul>
+ * <li>the key header (name, required or not, 1 to {@code idempotency.max-key-length} printable
+ * US-ASCII characters, how long its outcome is kept);</li>
+ * <li>the {@code 400}, {@code 409}, {@code 410}, {@code 413}, {@code 422} and {@code 503} answers
+ * as {@code application/problem+json}, each listing its problem types ({@code Retry-After} on 409
+ * and 503), unless the application documented that status itself;</li>
+ * <li>the {@code Idempotent-Replayed} header on the documented success answers;</li>
+ * <li>an {@code x-idempotency} extension with the machine-readable settings (header, required,
+ * ttl, lease, scope).</li>
+ * </ul>
+ * Operations are found by HTTP method and path: a document's path ends with the operation's path
+ * relative to its JAX-RS application; the application path in front of it is the one most
+ * operations share.
+ */
+final class OperationDocumenter {
+
+    static final String PROBLEM_SCHEMA = "IdempotencyProblem";
+    private static final String PROBLEM_JSON = "application/problem+json";
+
+    private final LibrarySettings settings;
+    private final List<HttpOperation> operations;
+
+    OperationDocumenter(LibrarySettings settings, List<HttpOperation> operations) {
+        this.settings = settings;
+        this.operations = operations;
+    }
+
+    /** An operation of the document and the {@code @Idempotent} method it documents. */
+    private record Match(Operation operation, IdempotencyPolicy policy, String applicationPath) {
+    }
+
+    /**
+     * @param openAPI the document, changed in place
+     * @return how many operations were documented
+     */
+    int document(OpenAPI openAPI) {
+        if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
+            return 0;
+        }
+        List<Match> matches = new ArrayList<>();
+        openAPI.getPaths().getPathItems().forEach((path, item) -> matches.addAll(matchesOf(path, item)));
+        if (matches.isEmpty()) {
+            return 0;
+        }
+        // One JAX-RS application per deployment is the rule: its path is the prefix most matches share.
+        String applicationPath = matches.stream()
+                .collect(Collectors.groupingBy(Match::applicationPath, Collectors.counting()))
+                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        int documented = 0;
+        for (Match match : matches) {
+            if (match.applicationPath().equals(applicationPath)) {
+                document(match.operation(), match.policy());
+                documented++;
+            }
+        }
+        addProblemSchema(openAPI);
+        return documented;
+    }
+
+    private List<Match> matchesOf(String path, PathItem item) {
+        List<Match> found = new ArrayList<>();
+        if (item.getOperations() == null) {
+            return found;
+        }
+        item.getOperations().forEach((method, operation) -> operations.stream()
+                .filter(candidate -> candidate.httpMethod().equalsIgnoreCase(method.name()))
+                .filter(candidate -> path.endsWith(relative(candidate)))
+                // the most specific path wins: /orders/{id}/refunds over /refunds
+                .max(Comparator.comparingInt(candidate -> relative(candidate).length()))
+                .ifPresent(candidate -> found.add(new Match(operation, candidate.policy(),
+                        path.substring(0, path.length() - relative(candidate).length())))));
+        return found;
+    }
+
+    private static String relative(HttpOperation operation) {
+        return operation.pathTemplate().equals("/") ? "" : operation.pathTemplate();
+    }
+
+    private void document(Operation operation, IdempotencyPolicy policy) {
+        boolean hasHeader = operation.getParameters() != null && operation.getParameters().stream()
+                .anyMatch(p -> p.getIn() == Parameter.In.HEADER && settings.keyHeader().equalsIgnoreCase(p.getName()));
+        if (!hasHeader) {
+            operation.addParameter(keyParameter(policy));
+        }
+        APIResponses responses = operation.getResponses();
+        if (responses == null) {
+            responses = OASFactory.createAPIResponses();
+            operation.setResponses(responses);
+        }
+        markReplays(responses);
+        Map<Integer, List<IdempotencyProblem>> byStatus = problemsOf(policy);
+        for (Map.Entry<Integer, List<IdempotencyProblem>> entry : byStatus.entrySet()) {
+            String status = String.valueOf(entry.getKey());
+            if (!responses.hasAPIResponse(status)) {
+                responses.addAPIResponse(status, problemResponse(entry.getKey(), entry.getValue()));
+            }
+        }
+        Map<String, Object> extension = new LinkedHashMap<>();
+        extension.put("header", settings.keyHeader());
+        extension.put("required", policy.required());
+        extension.put("ttl", policy.ttl().toString());
+        extension.put("lease", policy.lease().toString());
+        extension.put("scope", policy.scope().name());
+        operation.addExtension("x-idempotency", extension);
+    }
+
+    private Parameter keyParameter(IdempotencyPolicy policy) {
+        String description = "Identifies this operation across retries: send a new unique value (a UUID) for each"
+                + " new operation and the same value when retrying it. A retry with the same key and the same request"
+                + " gets the first response back, with `" + settings.replayedHeader() + ": true`, for "
+                + policy.ttl() + " (ISO-8601); a retry while the first is still running gets 409; the same key"
+                + " with another request gets 422."
+                + (policy.required() ? "" : " Optional: without it the request runs with no idempotency at all.");
+        Schema schema = SchemaTypes.string().minLength(1).maxLength(settings.maxKeyLength())
+                .pattern("^[\\x20-\\x7E]+$");
+        return OASFactory.createParameter().name(settings.keyHeader()).in(Parameter.In.HEADER)
+                .required(policy.required()).description(description).schema(schema);
+    }
+
+    private void markReplays(APIResponses responses) {
+        if (responses.getAPIResponses() == null) {
+            return;
+        }
+        responses.getAPIResponses().forEach((status, response) -> {
+            if (status.startsWith("2") || status.equals("default")) {
+                Header replayed = OASFactory.createHeader().schema(SchemaTypes.string().enumeration(List.of("true")))
+                        .description("Present on a replay: this is the stored response of the first request"
+                                + " with this key; nothing was executed again.");
+                if (response.getHeaders() == null || !response.getHeaders().containsKey(settings.replayedHeader())) {
+                    response.addHeader(settings.replayedHeader(), replayed);
+                }
+            }
+        });
+    }
+
+    private static Map<Integer, List<IdempotencyProblem>> problemsOf(IdempotencyPolicy policy) {
+        Map<Integer, List<IdempotencyProblem>> byStatus = new java.util.TreeMap<>();
+        for (IdempotencyProblem problem : IdempotencyProblem.values()) {
+            boolean applies = switch (problem) {
+                case MISSING_KEY -> policy.required();
+                case OUTCOME_UNAVAILABLE -> false; // non-HTTP callers only
+                default -> true;
+            };
+            if (applies) {
+                byStatus.computeIfAbsent(problem.status(), s -> new ArrayList<>()).add(problem);
+            }
+        }
+        return byStatus;
+    }
+
+    private APIResponse problemResponse(int status, List<IdempotencyProblem> problems) {
+        String description = problems.stream()
+                .map(p -> "`" + p.type() + "`: " + p.title())
+                .collect(Collectors.joining("; ", "Idempotency-Key contract. ", "."));
+        Content content = OASFactory.createContent().addMediaType(PROBLEM_JSON,
+                OASFactory.createMediaType().schema(OASFactory.createSchema().ref(PROBLEM_SCHEMA)));
+        APIResponse response = OASFactory.createAPIResponse().description(description).content(content);
+        if (status == 409 || status == 503) {
+            response.addHeader("Retry-After", OASFactory.createHeader()
+                    .description("Seconds to wait before retrying with the same key.")
+                    .schema(SchemaTypes.integer()));
+        }
+        return response;
+    }
+
+    private static void addProblemSchema(OpenAPI openAPI) {
+        Components components = openAPI.getComponents();
+        if (components == null) {
+            components = OASFactory.createComponents();
+            openAPI.setComponents(components);
+        }
+        if (components.getSchemas() != null && components.getSchemas().containsKey(PROBLEM_SCHEMA)) {
+            return;
+        }
+        Schema problem = SchemaTypes.object().description("RFC 9457 problem details, as the idempotency layer answers")
+                .addProperty("type", SchemaTypes.string().format("uri")
+                        .description("The problem type: one of the " + IdempotencyProblem.TYPE_BASE + " URIs"))
+                .addProperty("title", SchemaTypes.string().description("A short, fixed summary of the problem type"))
+                .addProperty("status", SchemaTypes.integer().description("The HTTP status"))
+                .addProperty("detail", SchemaTypes.string().description("What happened to this request"))
+                .required(List.of("type", "title", "status"));
+        components.addSchema(PROBLEM_SCHEMA, problem);
+    }
+}
