@@ -132,6 +132,22 @@ public @interface Idempotent {
     boolean fingerprintArguments() default true;
 
     /**
+     * Whether keys must have been issued by this application ({@link IdempotencyTokens}, or the
+     * token endpoint of an {@link dev.idempotency.jaxrs.IdempotencyTokenResource}) instead of
+     * being chosen by the client. Default {@code false}. With {@code true}, the first request with
+     * a token runs only if the token was issued to the same principal and has not expired
+     * ({@code idempotency.tokens.ttl}); otherwise it gets {@code 400} ({@code unknown-token}) or,
+     * for a non-HTTP caller, {@link UnknownIdempotencyTokenException}, and nothing runs. A token
+     * that was used replays like any key, on this endpoint only: used on another endpoint it gets
+     * {@code 422}. The {@link #ttl()} must be at least the token ttl, so that a token can never
+     * outlive the record of its use; anything else fails the deployment.
+     *
+     * @return whether keys must be server-issued tokens
+     */
+    @Nonbinding
+    boolean serverIssuedKeys() default false;
+
+    /**
      * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
      * through {@code BeanManager.resolveInterceptors}.
      */
@@ -172,6 +188,11 @@ public @interface Idempotent {
         @Override
         public boolean fingerprintArguments() {
             return true;
+        }
+
+        @Override
+        public boolean serverIssuedKeys() {
+            return false;
         }
     }
 }

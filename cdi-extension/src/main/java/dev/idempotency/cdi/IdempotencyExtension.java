@@ -114,20 +114,33 @@ public class IdempotencyExtension implements Extension {
             return;
         }
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
-            policies.putIfAbsent(method, resolver.resolve(beanClass, method));
+            policies.putIfAbsent(method, resolve(beanClass, method));
             resourceClasses.putIfAbsent(method, beanClass);
             interceptedClasses.add(beanClass);
         } else if (keyed) {
             if (isAsynchronousEjb(beanClass, method)) {
                 throw new IdempotencyDefinitionException(Messages.asynchronousEjb(where));
             }
-            plans.putIfAbsent(method, Optional.of(
-                    MethodPlan.of(beanClass, method, resolver.resolve(beanClass, method), settings.maxKeyLength())));
+            plans.putIfAbsent(method, Optional.of(MethodPlan.of(beanClass, method,
+                    resolve(beanClass, method), settings.maxKeyLength())));
         } else if (method.isAnnotationPresent(Idempotent.class)) {
             // On a class, the annotation covers resource methods and keyed methods; on any other
             // method it would protect nothing, and silently doing nothing is the worst answer.
             throw new IdempotencyDefinitionException(Messages.noKeySource(where));
         }
+    }
+
+    /**
+     * Resolves a policy and checks it against the library settings: a server-issued token must
+     * never outlive the record of its use (else it could run a second time).
+     */
+    private IdempotencyPolicy resolve(Class<?> beanClass, Method method) {
+        IdempotencyPolicy policy = resolver.resolve(beanClass, method);
+        if (policy.serverIssuedKeys() && policy.ttl().compareTo(settings.tokenTtl()) < 0) {
+            throw new IdempotencyDefinitionException(Messages.ttlShorterThanTokens(Messages.where(beanClass, method),
+                    policy.ttl().toString(), settings.tokenTtl()));
+        }
+        return policy;
     }
 
     void reportDefinitionErrors(@Observes AfterBeanDiscovery event) {
@@ -173,7 +186,7 @@ public class IdempotencyExtension implements Extension {
         if (known != null) {
             return known;
         }
-        IdempotencyPolicy resolved = policies.computeIfAbsent(method, m -> resolver.resolve(beanClass, m));
+        IdempotencyPolicy resolved = policies.computeIfAbsent(method, m -> resolve(beanClass, m));
         resourceClasses.putIfAbsent(method, beanClass);
         return resolved;
     }
@@ -211,7 +224,7 @@ public class IdempotencyExtension implements Extension {
                 boolean planned = PolicyResolver.annotationOf(owner, m).isPresent() && KeyExtractor.hasKeyParameters(m)
                         && !ResourceMethods.isResourceMethod(owner, m);
                 return planned
-                        ? Optional.of(MethodPlan.of(owner, m, resolver.resolve(owner, m), settings.maxKeyLength()))
+                        ? Optional.of(MethodPlan.of(owner, m, resolve(owner, m), settings.maxKeyLength()))
                         : Optional.empty();
             });
         }

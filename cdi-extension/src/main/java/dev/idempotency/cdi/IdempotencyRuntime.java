@@ -14,6 +14,7 @@ import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.ResourceMethods;
+import dev.idempotency.internal.TokenRegistry;
 import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
@@ -36,6 +37,7 @@ public class IdempotencyRuntime {
     private final TransactionGuard transactions = new TransactionGuard();
     private ReplayCache replayCache;
     private OutcomeEvents outcomeEvents;
+    private TokenRegistry tokens;
 
     @Inject
     BeanManager beanManager;
@@ -72,6 +74,14 @@ public class IdempotencyRuntime {
             outcomeEvents = OutcomeListeners.resolve(beanManager, extension.metricsCounted());
         }
         return outcomeEvents;
+    }
+
+    /** @return the server-issued tokens, kept in the selected store */
+    public synchronized TokenRegistry tokens() {
+        if (tokens == null) {
+            tokens = new TokenRegistry(store, settings().tokenTtl(), settings().tokensPerPrincipal());
+        }
+        return tokens;
     }
 
     /** @return the library settings */

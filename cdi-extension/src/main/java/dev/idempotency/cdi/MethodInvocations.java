@@ -18,6 +18,7 @@ import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.UnknownIdempotencyTokenException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.MethodPlan;
 import dev.idempotency.internal.OutcomeEvents;
@@ -75,7 +76,8 @@ public class MethodInvocations {
         Object[] arguments = context.getParameters();
         String rawKey = plan.keys().extract(arguments);
         String fingerprint = plan.fingerprint(codec, arguments);
-        String key = ScopedKey.of(plan.policy().scope(), plan.policy().endpoint(), caller(), rawKey);
+        Principal caller = caller();
+        String key = ScopedKey.of(plan.policy(), caller, rawKey);
         ClaimResult claim;
         try {
             claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
@@ -90,9 +92,12 @@ public class MethodInvocations {
         if (claim instanceof ClaimResult.Existing existing) {
             return duplicate(plan, existing.record(), fingerprint);
         }
+        String owner = ((ClaimResult.Acquired) claim).owner();
+        if (plan.policy().serverIssuedKeys()) {
+            requireIssuedToken(plan, caller, rawKey, key, owner);
+        }
         OutcomeEvents events = runtime.outcomeEvents();
-        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, ((ClaimResult.Acquired) claim).owner(),
-                events, false);
+        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result;
         try {
@@ -112,6 +117,24 @@ public class MethodInvocations {
             }
             case STAGE -> completeLater(owned, plan, (CompletionStage<?>) result);
         };
+    }
+
+    /**
+     * Lets the first call with a key run only if the key is a live token issued to the caller;
+     * otherwise gives the claim back and throws.
+     */
+    private void requireIssuedToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
+        boolean issued;
+        try {
+            issued = runtime.tokens().isIssued(caller, token);
+        } catch (RuntimeException e) {
+            OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
+            throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
+        }
+        if (!issued) {
+            OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
+            throw new UnknownIdempotencyTokenException(Messages.unknownToken(plan.where()));
+        }
     }
 
     /**

@@ -16,7 +16,9 @@ import dev.idempotency.IdempotencyScope;
  * @param pinServerErrors whether 5xx answers are stored
  * @param failOpen whether to run unprotected when the store fails
  * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
+ * @param serverIssuedKeys whether keys must be tokens this application issued
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
-        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments) {
+        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
+        boolean serverIssuedKeys) {
 }

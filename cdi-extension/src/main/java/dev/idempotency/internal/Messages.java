@@ -184,6 +184,26 @@ public final class Messages {
                 + " (set idempotency.metrics.enabled=false to silence this)";
     }
 
+    public static String tooManyTokens(int max, java.time.Duration ttl) {
+        return "IDEMP0314: this caller was issued " + max + " idempotency tokens within " + ttl
+                + " (idempotency.tokens.max-per-principal); use the tokens it holds, or ask again later";
+    }
+
+    public static String tokenNotKept(String keyHash) {
+        return "IDEMP0315: the idempotency store did not keep the token (hash " + keyHash + ") it was given";
+    }
+
+    public static String unknownToken(String where) {
+        return "IDEMP0316: " + where + ": the key is not a token issued to this caller, or it expired;"
+                + " ask for a new token and send it as the key";
+    }
+
+    public static String ttlShorterThanTokens(String where, String ttl, java.time.Duration tokenTtl) {
+        return "IDEMP0117: " + where + ": serverIssuedKeys=true with ttl=" + ttl + ", shorter than "
+                + "idempotency.tokens.ttl=" + tokenTtl + "; allowed: a ttl of at least the token ttl, so that a used"
+                + " token can never run again once the record of its use has expired";
+    }
+
     public static String openApiNotDocumented() {
         return "IDEMP0313: the @Idempotent operations could not be documented in the OpenAPI document; it is served"
                 + " without their Idempotency-Key header and problem responses";

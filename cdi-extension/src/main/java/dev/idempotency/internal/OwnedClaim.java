@@ -187,12 +187,27 @@ public class OwnedClaim {
     }
 
     private void releaseInStore() {
+        if (releaseQuietly(store, policy, key, owner)) {
+            events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
+        }
+    }
+
+    /**
+     * Gives a claim back, logging instead of throwing when the store fails (the claim then lapses
+     * with its lease): for callers whose answer is decided already.
+     *
+     * @param store where the claim lives
+     * @param policy the method's policy
+     * @param key the scoped key
+     * @param owner the owner token
+     * @return whether the store released it
+     */
+    public static boolean releaseQuietly(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
         try {
-            if (store.release(key, owner)) {
-                events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
-            }
+            return store.release(key, owner);
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), keyForLog()), e);
+            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), ScopedKey.forLog(key)), e);
+            return false;
         }
     }
 }

@@ -67,7 +67,8 @@ public final class PolicyResolver {
                 bool(members.where, members.value("pinServerErrors", String.valueOf(annotation.pinServerErrors()))),
                 bool(members.where, members.value("failOpen", String.valueOf(annotation.failOpen()))),
                 bool(members.where, members.value("fingerprintArguments",
-                        String.valueOf(annotation.fingerprintArguments()))));
+                        String.valueOf(annotation.fingerprintArguments()))),
+                bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))));
     }
 
     /** A value and where it came from, for messages. */

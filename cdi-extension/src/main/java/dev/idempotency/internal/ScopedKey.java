@@ -29,7 +29,37 @@ public final class ScopedKey {
         return Hashing.sha256().add(scope.name()).add(endpoint).add(who).add(rawKey).finish();
     }
 
-    private static String principalName(Principal principal) {
+    /**
+     * The key of one request or invocation under a policy: {@link #of(IdempotencyScope, String, Principal, String)},
+     * or, where keys are server-issued tokens, the token's use by its principal: a token is one
+     * operation wherever it is sent, so its use is not scoped to the endpoint (sent to another
+     * endpoint, it meets its first request's record and gets {@code 422}).
+     *
+     * @param policy the method's policy
+     * @param principal the caller, or {@code null} when anonymous
+     * @param rawKey the key (or token) as the client sent it
+     * @return the scoped, hashed key
+     */
+    public static String of(IdempotencyPolicy policy, Principal principal, String rawKey) {
+        return policy.serverIssuedKeys()
+                ? Hashing.sha256().add("TOKEN_USE").add(principalName(principal)).add(rawKey).finish()
+                : of(policy.scope(), policy.endpoint(), principal, rawKey);
+    }
+
+    /**
+     * @param principal the principal a token is issued to, or {@code null} when anonymous
+     * @param token the token
+     * @return the key of the record saying the token was issued to the principal
+     */
+    public static String ofIssuedToken(Principal principal, String token) {
+        return Hashing.sha256().add("TOKEN").add(principalName(principal)).add(token).finish();
+    }
+
+    /**
+     * @param principal a caller, or {@code null}
+     * @return its name, or the stand-in for every anonymous caller
+     */
+    static String principalName(Principal principal) {
         return principal == null || principal.getName() == null ? ANONYMOUS : principal.getName();
     }
 

@@ -9,6 +9,8 @@ import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.TooManyTokensException;
+import dev.idempotency.UnknownIdempotencyTokenException;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyStoreException;
 
@@ -29,6 +31,13 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
         }
         if (exception instanceof IdempotencyKeyReuseException) {
             return ProblemResponses.of(IdempotencyProblem.KEY_REUSED, detail);
+        }
+        if (exception instanceof UnknownIdempotencyTokenException) {
+            return ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN, detail);
+        }
+        if (exception instanceof TooManyTokensException tooMany) {
+            return ProblemResponses.retryable(IdempotencyProblem.TOO_MANY_TOKENS, detail,
+                    (int) Math.min(Integer.MAX_VALUE, tooMany.retryAfterSeconds()));
         }
         if (exception instanceof InvalidIdempotencyKeyException) {
             return ProblemResponses.of(IdempotencyProblem.INVALID_KEY, detail);

@@ -3,6 +3,7 @@ package dev.idempotency.jaxrs;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
+import java.security.Principal;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -20,12 +21,14 @@ import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.OutcomeEvents;
+import dev.idempotency.internal.OwnedClaim;
 import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.RequestBody;
 import dev.idempotency.internal.RequestFingerprint;
 import dev.idempotency.internal.RetryOutcomes;
 import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
+import dev.idempotency.internal.TokenRegistry;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -53,6 +56,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final IdempotencyPolicy policy;
     private final ReplayCache replayCache;
     private final OutcomeEvents events;
+    private final TokenRegistry tokens;
 
     IdempotencyKeyFilter(dev.idempotency.cdi.IdempotencyRuntime runtime, HttpEndpoint endpoint) {
         this.store = runtime.store();
@@ -63,6 +67,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.policy = endpoint.policy();
         this.replayCache = runtime.replayCache();
         this.events = runtime.outcomeEvents();
+        this.tokens = runtime.tokens();
     }
 
     @Override
@@ -99,8 +104,8 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         URI uri = request.getUriInfo().getRequestUri();
         String fingerprint = RequestFingerprint.of(request.getMethod(), uri.getRawPath(), uri.getRawQuery(),
                 body.bytes(), body.length());
-        String scopedKey = ScopedKey.of(policy.scope(), policy.endpoint(), request.getSecurityContext().getUserPrincipal(),
-                key.key());
+        Principal principal = request.getSecurityContext().getUserPrincipal();
+        String scopedKey = ScopedKey.of(policy, principal, key.key());
         IdempotencyRecord completed = replayCache.find(scopedKey);
         if (completed != null) {
             request.abortWith(answerFrom(completed, fingerprint, scopedKey));
@@ -120,6 +125,9 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return;
         }
         if (claim instanceof ClaimResult.Acquired acquired) {
+            if (policy.serverIssuedKeys() && !tokenIssued(request, principal, key.key(), scopedKey, acquired.owner())) {
+                return;
+            }
             HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
                     acquired.owner(), events);
             events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
@@ -130,6 +138,33 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
         replayCache.remember(existing, policy.ttl());
         request.abortWith(answerFrom(existing, fingerprint, scopedKey));
+    }
+
+    /**
+     * The first request with a key on an endpoint that requires server-issued keys runs only if
+     * the key is a live token issued to this caller; otherwise the claim is given back and the
+     * request answered {@code 400} (or {@code 503} when the store cannot tell).
+     */
+    private boolean tokenIssued(ContainerRequestContext request, Principal principal, String token, String scopedKey,
+            String owner) {
+        boolean issued;
+        try {
+            issued = tokens.isIssued(principal, token);
+        } catch (RuntimeException e) {
+            CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), false), e);
+            OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
+            request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
+                    "The idempotency store cannot be reached; the request was not executed. Retry later.",
+                    settings.retryAfterSeconds()));
+            return false;
+        }
+        if (!issued) {
+            OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN,
+                    "The Idempotency-Key is not a token issued to this caller, or it expired; nothing was executed."
+                            + " Ask for a new token."));
+        }
+        return issued;
     }
 
     private Response answerFrom(IdempotencyRecord existing, String fingerprint, String scopedKey) {

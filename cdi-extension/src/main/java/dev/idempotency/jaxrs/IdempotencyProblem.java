@@ -14,6 +14,11 @@ public enum IdempotencyProblem {
     INVALID_KEY(400, "Bad Request", "invalid-key", "Invalid Idempotency-Key"),
     /** 400: the request body could not be read completely (truncated, broken chunking); nothing was run. */
     UNREADABLE_BODY(400, "Bad Request", "unreadable-body", "Request body could not be read"),
+    /**
+     * 400: the endpoint requires server-issued keys and the key is not a token issued to this
+     * caller, or it expired; nothing was run.
+     */
+    UNKNOWN_TOKEN(400, "Bad Request", "unknown-token", "Idempotency-Key is not a valid server-issued token"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */
     REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */
@@ -27,6 +32,8 @@ public enum IdempotencyProblem {
     REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request body too large for an idempotent request"),
     /** 422: the key was used before with another request (body, method, path or query). */
     KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency-Key reused with a different request"),
+    /** 429: the caller asked the token endpoint for too many tokens; retry after {@code Retry-After} seconds. */
+    TOO_MANY_TOKENS(429, "Too Many Requests", "too-many-tokens", "Too many idempotency tokens issued"),
     /** 500: an operation with this key completed, but its outcome could not be stored; it is not run again. */
     OUTCOME_UNAVAILABLE(500, "Internal Server Error", "outcome-unavailable",
             "The outcome for this idempotency key is unavailable"),

@@ -130,6 +130,7 @@ final class OperationDocumenter {
         extension.put("ttl", policy.ttl().toString());
         extension.put("lease", policy.lease().toString());
         extension.put("scope", policy.scope().name());
+        extension.put("serverIssuedKeys", policy.serverIssuedKeys());
         operation.addExtension("x-idempotency", extension);
     }
 
@@ -139,6 +140,8 @@ final class OperationDocumenter {
                 + " gets the first response back, with `" + settings.replayedHeader() + ": true`, for "
                 + policy.ttl() + " (ISO-8601); a retry while the first is still running gets 409; the same key"
                 + " with another request gets 422."
+                + (policy.serverIssuedKeys() ? " Must be a token this API issued to the caller (from its token"
+                        + " endpoint) and not expired; any other value gets 400 unknown-token." : "")
                 + (policy.required() ? "" : " Optional: without it the request runs with no idempotency at all.");
         Schema schema = SchemaTypes.string().minLength(1).maxLength(settings.maxKeyLength())
                 .pattern("^[\\x20-\\x7E]+$");
@@ -167,7 +170,8 @@ final class OperationDocumenter {
         for (IdempotencyProblem problem : IdempotencyProblem.values()) {
             boolean applies = switch (problem) {
                 case MISSING_KEY -> policy.required();
-                case OUTCOME_UNAVAILABLE -> false; // non-HTTP callers only
+                case UNKNOWN_TOKEN -> policy.serverIssuedKeys();
+                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS -> false; // non-HTTP callers; the token endpoint
                 default -> true;
             };
             if (applies) {

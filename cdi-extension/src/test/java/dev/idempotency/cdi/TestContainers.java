@@ -14,7 +14,8 @@ final class TestContainers {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
                 .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
-                        InMemoryIdempotencyStore.class, MethodInvocations.class)
+                        InMemoryIdempotencyStore.class, MethodInvocations.class,
+                        dev.idempotency.IdempotencyTokens.class)
                 .addBeanClasses(beans);
     }
 }

@@ -18,6 +18,7 @@ import dev.idempotency.it.resources.DeclinedException;
 import dev.idempotency.it.resources.OutcomeLog;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
+import dev.idempotency.it.resources.TokensEndpoint;
 import dev.idempotency.it.resources.UnmanagedResource;
 import dev.idempotency.it.support.RawHttp;
 
@@ -34,7 +35,9 @@ abstract class HttpContractChecks extends OnSampleApp {
     static final String CONFIG = String.join("\n",
             "idempotency.max-stored-body-size=1024",
             "idempotency.max-request-body-size=65536",
-            "dev.idempotency.it.resources.ContractResource/configured/Idempotent/required=false");
+            "dev.idempotency.it.resources.ContractResource/configured/Idempotent/required=false",
+            "dev.idempotency.it.resources.ContractResource/tokenByConfig/Idempotent/serverIssuedKeys=true",
+            "idempotency.tokens.max-per-principal=20");
 
     /**
      * @param archive a sample deployment
@@ -43,7 +46,7 @@ abstract class HttpContractChecks extends OnSampleApp {
     static WebArchive withContractResources(WebArchive archive) {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
                 RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
-                DeclinedException.Mapper.class, OutcomeLog.class);
+                DeclinedException.Mapper.class, OutcomeLog.class, TokensEndpoint.class);
     }
 
     long executions(String endpoint) {
@@ -132,6 +135,60 @@ abstract class HttpContractChecks extends OnSampleApp {
             }
         }
         return counts;
+    }
+
+    private String tokenFor(String user) {
+        HttpResponse<byte[]> issued = http.postJson("api/tokens", null, "", user);
+        assertThat(issued.statusCode()).as(text(issued)).isEqualTo(201);
+        assertThat(issued.headers().firstValue("Cache-Control")).get().asString().contains("no-store");
+        java.util.regex.Matcher token = java.util.regex.Pattern.compile("\"token\":\"([A-Za-z0-9_-]{43})\"")
+                .matcher(text(issued));
+        assertThat(token.find()).as(text(issued)).isTrue();
+        assertThat(text(issued)).contains("\"expiresAt\":\"", "\"header\":\"Idempotency-Key\"");
+        return token.group(1);
+    }
+
+    @Test
+    void aServerIssuedTokenRunsOnceReplaysAndIsUselessToOthersOrElsewhere() {
+        long before = executions("token-only");
+        assertProblem(http.postJson("api/contract/token-only", newKey(), "{}", "alice"), 400, "unknown-token");
+        assertThat(executions("token-only")).as("a key the client made up runs nothing").isEqualTo(before);
+
+        String token = tokenFor("alice");
+        HttpResponse<byte[]> first = http.postJson("api/contract/token-only", token, "{}", "alice");
+        HttpResponse<byte[]> retry = http.postJson("api/contract/token-only", token, "{}", "alice");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(retry.body()).as("a used token replays").isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+
+        assertProblem(http.postJson("api/contract/token-only", token, "{}", "bob"), 400, "unknown-token");
+        assertProblem(http.postJson("api/contract/token-only", token, "{}", null), 400, "unknown-token");
+        assertProblem(http.postJson("api/contract/token-only-too", token, "{}", "alice"), 422, "key-reused");
+        assertThat(executions("token-only")).isEqualTo(before + 1);
+        assertThat(executions("token-only-too")).isZero();
+    }
+
+    @Test
+    void serverIssuedKeysCanBeSwitchedOnInConfig() {
+        assertProblem(http.postJson("api/contract/token-by-config", newKey(), "{}", "alice"), 400, "unknown-token");
+        String token = tokenFor("alice");
+        assertThat(http.postJson("api/contract/token-by-config", token, "{}", "alice").statusCode()).isEqualTo(200);
+        assertThat(executions("token-by-config")).isEqualTo(1);
+    }
+
+    @Test
+    void tokenIssuanceIsBoundedPerPrincipal() {
+        HttpResponse<byte[]> refused = null;
+        for (int i = 0; i < 21 && refused == null; i++) {
+            HttpResponse<byte[]> answer = http.postJson("api/tokens", null, "", "bob");
+            if (answer.statusCode() != 201) {
+                refused = answer;
+            }
+        }
+        assertThat(refused).as("the 21st token within the ttl is refused").isNotNull();
+        assertProblem(refused, 429, "too-many-tokens");
+        assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+        assertThat(tokenFor("alice")).as("other callers still get theirs").isNotBlank();
     }
 
     @Test

@@ -72,6 +72,14 @@ class HttpContractIT extends HttpContractChecks {
         assertThat(configured.getJsonObject("x-idempotency").getBoolean("required")).isFalse();
         assertThat(configured.getJsonObject("responses").containsKey("422")).isTrue();
 
+        // Server-issued keys: the header says where keys come from, and 400 lists unknown-token.
+        JsonObject tokenOnly = paths.getJsonObject("/api/contract/token-only").getJsonObject("post");
+        assertThat(tokenOnly.getJsonObject("x-idempotency").getBoolean("serverIssuedKeys")).isTrue();
+        assertThat(keyParameter(tokenOnly).getString("description")).contains("token");
+        assertThat(tokenOnly.getJsonObject("responses").getJsonObject("400").getString("description"))
+                .contains("https://idempotency.dev/problems/unknown-token");
+        assertThat(create.getJsonObject("x-idempotency").getBoolean("serverIssuedKeys")).isFalse();
+
         // Endpoints without @Idempotent are left as they are.
         JsonObject plain = paths.getJsonObject("/api/contract/plain").getJsonObject("post");
         assertThat(keyParameter(plain)).isNull();

@@ -53,6 +53,28 @@ public class ContractResource {
     }
 
     @POST
+    @Path("token-only")
+    @Idempotent(serverIssuedKeys = true)
+    public String tokenOnly(String body) {
+        return run("token-only");
+    }
+
+    @POST
+    @Path("token-only-too")
+    @Idempotent(serverIssuedKeys = true)
+    public String tokenOnlyToo(String body) {
+        return run("token-only-too");
+    }
+
+    /** Plain {@code @Idempotent}: server-issued keys are switched on in MicroProfile Config. */
+    @POST
+    @Path("token-by-config")
+    @Idempotent
+    public String tokenByConfig(String body) {
+        return run("token-by-config");
+    }
+
+    @POST
     @Path("optional")
     @Idempotent(required = false)
     public String optional(String body) {

@@ -1,0 +1,76 @@
+package dev.idempotency;
+
+import java.security.Principal;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.spi.IdempotencyStoreException;
+
+/**
+ * Issues the server-side tokens that endpoints with {@link Idempotent#serverIssuedKeys()} require
+ * as keys (the "fetch a token first, then use it once" strategy). Inject it where a page or a
+ * form is rendered, or expose it with an {@link dev.idempotency.jaxrs.IdempotencyTokenResource}:
+ *
+ * <pre>{@code
+ * @Inject IdempotencyTokens tokens;
+ * ...
+ * model.put("idempotencyKey", tokens.issue().token());
+ * }</pre>
+ *
+ * <p>A token is a record in the configured store, kept for {@code idempotency.tokens.ttl}
+ * (default 30 minutes) and bound to the principal it was issued to: another principal's request
+ * with it is refused. Each node issues one principal at most
+ * {@code idempotency.tokens.max-per-principal} tokens per token ttl.
+ */
+@ApplicationScoped
+public class IdempotencyTokens {
+
+    @Inject
+    IdempotencyRuntime runtime;
+
+    @Inject
+    Instance<Principal> principal;
+
+    private boolean principalResolvable;
+
+    @PostConstruct
+    void resolvePrincipal() {
+        principalResolvable = principal.isResolvable();
+    }
+
+    /**
+     * Issues a token to the current caller (the CDI {@code Principal}; anonymous when there is none).
+     *
+     * @return the token and when it expires
+     * @throws TooManyTokensException when the caller has been issued too many tokens lately
+     * @throws IdempotencyStoreException when the store cannot be reached
+     */
+    public IssuedToken issue() {
+        return issue(currentPrincipal());
+    }
+
+    /**
+     * Issues a token to a principal.
+     *
+     * @param to the principal that will send it, or {@code null} for anonymous callers (any
+     *     anonymous caller may then use it)
+     * @return the token and when it expires
+     * @throws TooManyTokensException when the principal has been issued too many tokens lately
+     * @throws IdempotencyStoreException when the store cannot be reached
+     */
+    public IssuedToken issue(Principal to) {
+        return runtime.tokens().issue(to);
+    }
+
+    private Principal currentPrincipal() {
+        try {
+            return principalResolvable ? principal.get() : null;
+        } catch (RuntimeException e) {
+            return null; // no security context on this thread: anonymous
+        }
+    }
+}

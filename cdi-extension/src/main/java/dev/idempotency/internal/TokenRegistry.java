@@ -1,0 +1,89 @@
+package dev.idempotency.internal;
+
+import java.security.Principal;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+
+import dev.idempotency.IssuedToken;
+import dev.idempotency.TooManyTokensException;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * Server-issued tokens, kept in the configured store through the ordinary SPI: issuing one
+ * claims and completes a record under {@link ScopedKey#ofIssuedToken} (retained for the token
+ * ttl); checking one reads it. So every store, tiered included, keeps tokens with no code of its
+ * own, and tokens are shared by every node that shares the store.
+ */
+public final class TokenRegistry {
+
+    /** The fingerprint of token records: no request fingerprint (a base64url SHA-256) can equal it. */
+    static final String TOKEN_FINGERPRINT = "server-issued-token";
+
+    private static final StoredOutcome ISSUED = StoredOutcome.of(204, Map.of(), new byte[0]);
+    private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
+
+    private final IdempotencyStore store;
+    private final Duration ttl;
+    private final int maxPerPrincipal;
+    private final TokenIssuanceLimiter limiter;
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param store where tokens are kept
+     * @param ttl how long a token is valid
+     * @param maxPerPrincipal how many tokens one principal is issued per ttl on this node
+     */
+    public TokenRegistry(IdempotencyStore store, Duration ttl, int maxPerPrincipal) {
+        this.store = store;
+        this.ttl = ttl;
+        this.maxPerPrincipal = maxPerPrincipal;
+        this.limiter = new TokenIssuanceLimiter(maxPerPrincipal, ttl, System::nanoTime);
+    }
+
+    /**
+     * @param principal the principal that will use it, or {@code null} for anonymous callers
+     * @return a new token
+     * @throws TooManyTokensException when the principal was issued its maximum within the ttl
+     * @throws IdempotencyStoreException when the store cannot keep it
+     */
+    public IssuedToken issue(Principal principal) {
+        long wait = limiter.acquire(ScopedKey.principalName(principal));
+        if (wait > 0) {
+            throw new TooManyTokensException(Messages.tooManyTokens(maxPerPrincipal, ttl), wait);
+        }
+        byte[] bytes = new byte[32];
+        random.nextBytes(bytes);
+        String token = BASE64URL.encodeToString(bytes);
+        String key = ScopedKey.ofIssuedToken(principal, token);
+        ClaimResult claim = store.claim(key, TOKEN_FINGERPRINT, ttl);
+        if (!(claim instanceof ClaimResult.Acquired acquired) || !store.complete(key, acquired.owner(), ISSUED, ttl)) {
+            // 256 random bits do not collide; a store that answers so is broken.
+            throw new IdempotencyStoreException(Messages.tokenNotKept(ScopedKey.forLog(key)));
+        }
+        return new IssuedToken(token, Instant.now().plus(ttl));
+    }
+
+    /**
+     * @param principal the caller, or {@code null} when anonymous
+     * @param token the key the caller sent
+     * @return whether it is a live token issued to that caller
+     * @throws IdempotencyStoreException when the store cannot answer
+     */
+    public boolean isIssued(Principal principal, String token) {
+        return store.find(ScopedKey.ofIssuedToken(principal, token))
+                .filter(TokenRegistry::isTokenRecord)
+                .isPresent();
+    }
+
+    private static boolean isTokenRecord(IdempotencyRecord record) {
+        return record.state() == RecordState.COMPLETED && TOKEN_FINGERPRINT.equals(record.fingerprint());
+    }
+}

@@ -1,0 +1,151 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.IdempotencyTokens;
+import dev.idempotency.Idempotent;
+import dev.idempotency.IssuedToken;
+import dev.idempotency.TooManyTokensException;
+import dev.idempotency.UnknownIdempotencyTokenException;
+
+/** Server-issued tokens on the non-HTTP path, in a real CDI container with the in-memory store. */
+class ServerIssuedTokensTest {
+
+    /** The caller, switchable by the test (a server takes it from the security context). */
+    @ApplicationScoped
+    public static class Caller {
+        static volatile String name;
+
+        @Produces
+        Principal principal() {
+            String current = name;
+            return current == null ? null : () -> current;
+        }
+    }
+
+    @ApplicationScoped
+    public static class Orders {
+        final AtomicInteger executions = new AtomicInteger();
+
+        public int executions() {
+            return executions.get();
+        }
+
+        @Idempotent(serverIssuedKeys = true)
+        public int place(@IdempotencyKey String token) {
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent(serverIssuedKeys = true)
+        public int cancel(@IdempotencyKey String token) {
+            return 1000 + executions.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class ShortLived {
+        @Idempotent(serverIssuedKeys = true, ttl = "PT10M")
+        public int place(@IdempotencyKey String token) {
+            return 1;
+        }
+    }
+
+    private final List<String> properties = new ArrayList<>();
+
+    private void config(String key, String value) {
+        System.setProperty(key, value);
+        properties.add(key);
+    }
+
+    @AfterEach
+    void reset() {
+        Caller.name = null;
+        properties.forEach(System::clearProperty);
+        ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
+    }
+
+    @Test
+    void anIssuedTokenRunsOnceAndReplaysAndAnyOtherKeyRunsNothing() {
+        try (WeldContainer container = TestContainers.weld(Orders.class, Caller.class).initialize()) {
+            Orders orders = container.select(Orders.class).get();
+            IdempotencyTokens tokens = container.select(IdempotencyTokens.class).get();
+            Caller.name = "alice";
+
+            assertThatThrownBy(() -> orders.place("made-up-by-the-client"))
+                    .isInstanceOf(UnknownIdempotencyTokenException.class)
+                    .hasMessageContaining("IDEMP0316").hasMessageNotContaining("made-up-by-the-client");
+            assertThat(orders.executions()).isZero();
+
+            IssuedToken token = tokens.issue();
+            assertThat(token.token()).matches("[A-Za-z0-9_-]{43}");
+            assertThat(orders.place(token.token())).isEqualTo(1);
+            assertThat(orders.place(token.token())).as("a used token replays").isEqualTo(1);
+            assertThatThrownBy(() -> orders.cancel(token.token()))
+                    .as("a token is one operation: sent to another endpoint it is a reused key")
+                    .isInstanceOf(IdempotencyKeyReuseException.class);
+            assertThat(orders.executions()).isEqualTo(1);
+            assertThat(tokens.issue().token()).isNotEqualTo(token.token());
+        }
+    }
+
+    @Test
+    void aTokenIsUselessToAnotherPrincipal() {
+        try (WeldContainer container = TestContainers.weld(Orders.class, Caller.class).initialize()) {
+            Orders orders = container.select(Orders.class).get();
+            Caller.name = "alice";
+            String alices = container.select(IdempotencyTokens.class).get().issue().token();
+
+            Caller.name = "mallory";
+            assertThatThrownBy(() -> orders.place(alices)).isInstanceOf(UnknownIdempotencyTokenException.class);
+            Caller.name = null;
+            assertThatThrownBy(() -> orders.place(alices)).as("nor to anonymous callers")
+                    .isInstanceOf(UnknownIdempotencyTokenException.class);
+
+            Caller.name = "alice";
+            assertThat(orders.place(alices)).as("the refusals did not burn it").isEqualTo(1);
+            assertThat(orders.executions()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void issuanceIsBoundedPerPrincipal() {
+        config("idempotency.tokens.max-per-principal", "3");
+        try (WeldContainer container = TestContainers.weld(Orders.class, Caller.class).initialize()) {
+            IdempotencyTokens tokens = container.select(IdempotencyTokens.class).get();
+            Caller.name = "alice";
+            for (int i = 0; i < 3; i++) {
+                tokens.issue();
+            }
+            assertThatThrownBy(tokens::issue).isInstanceOf(TooManyTokensException.class)
+                    .hasMessageContaining("IDEMP0314")
+                    .satisfies(e -> assertThat(((TooManyTokensException) e).retryAfterSeconds()).isBetween(1L, 1800L));
+
+            Caller.name = "bob";
+            assertThat(tokens.issue().token()).as("other principals are not affected").isNotBlank();
+        }
+    }
+
+    @Test
+    void aTtlShorterThanTheTokensFailsTheDeployment() {
+        assertThatThrownBy(() -> TestContainers.weld(ShortLived.class, Caller.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0117: bean " + ShortLived.class.getName() + ", method place:"
+                        + " serverIssuedKeys=true with ttl=PT10M, shorter than idempotency.tokens.ttl=PT30M");
+    }
+}
