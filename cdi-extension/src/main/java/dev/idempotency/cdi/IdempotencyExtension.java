@@ -14,6 +14,7 @@ import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
@@ -52,6 +53,8 @@ public class IdempotencyExtension implements Extension {
     private final Map<Method, Class<?>> resourceClasses = new ConcurrentHashMap<>();
     private final Set<Class<?>> interceptedClasses = ConcurrentHashMap.newKeySet();
     private final Set<String> otherStores = ConcurrentHashMap.newKeySet();
+    /** The store modules' beans, by class name: both present make the tiered store. */
+    private final Map<String, Bean<?>> moduleStores = new ConcurrentHashMap<>();
     private final Map<Method, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
@@ -82,6 +85,9 @@ public class IdempotencyExtension implements Extension {
         Bean<?> bean = event.getBean();
         if (bean.getTypes().contains(IdempotencyStore.class) && bean.getBeanClass() != InMemoryIdempotencyStore.class) {
             otherStores.add(bean.getBeanClass().getName());
+            if (TieredStoreBean.isLayer(bean.getBeanClass().getName())) {
+                moduleStores.put(bean.getBeanClass().getName(), bean);
+            }
         }
     }
 
@@ -141,6 +147,13 @@ public class IdempotencyExtension implements Extension {
                     policy.ttl().toString(), settings.tokenTtl()));
         }
         return policy;
+    }
+
+    void addTieredStore(@Observes AfterBeanDiscovery event, BeanManager beanManager) {
+        if (TieredStoreBean.bothLayersIn(moduleStores)) {
+            TieredStoreBean.add(event, beanManager, moduleStores, () -> settings.tieredFrontPause());
+            LOG.info(Messages.tieredStore(TieredStoreBean.FRONT, TieredStoreBean.BACK));
+        }
     }
 
     void reportDefinitionErrors(@Observes AfterBeanDiscovery event) {

@@ -204,6 +204,21 @@ public final class Messages {
                 + " token can never run again once the record of its use has expired";
     }
 
+    public static String tieredFrontFailed(String operation, java.time.Duration pause) {
+        return "IDEMP0317: the tiered store's fast layer (Infinispan) failed on " + operation + "; requests run on the"
+                + " durable layer (JPA) alone, which decides every claim, and the fast layer is tried again in " + pause;
+    }
+
+    public static String tieredFrontRetried() {
+        return "IDEMP0318: the tiered store tries its fast layer (Infinispan) again";
+    }
+
+    public static String tieredStore(String front, String back) {
+        return "IDEMP0203: both store modules are in the application: the tiered store is used, " + front
+                + " in front (fast claims and replays) and " + back + " behind it (the durable truth, joined to the"
+                + " business transaction)";
+    }
+
     public static String openApiNotDocumented() {
         return "IDEMP0313: the @Idempotent operations could not be documented in the OpenAPI document; it is served"
                 + " without their Idempotency-Key header and problem responses";

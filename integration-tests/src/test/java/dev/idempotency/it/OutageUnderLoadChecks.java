@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Future;
 
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.junit.jupiter.api.Test;
@@ -56,27 +55,12 @@ abstract class OutageUnderLoadChecks {
         long executionsBefore = http.count("api/payments/executions");
         MixedLoad load = new MixedLoad(http, prefix);
 
-        Future<?> running = load.start(LOAD.plus(LOAD), IN_FLIGHT, 0.5);
-        long startedAt = System.nanoTime();
-        long stoppedAt;
-        long restartAt;
-        long backAt;
-        try {
-            Thread.sleep(BEFORE_OUTAGE.toMillis());
-            stoppedAt = System.nanoTime();
-            stopStore();
-            Thread.sleep(Math.max(0, OUTAGE.toMillis() - (System.nanoTime() - stoppedAt) / 1_000_000));
-            restartAt = System.nanoTime();
-            startStore();
-            backAt = System.nanoTime();
-            // the load goes on for its 60 s, and at least 20 s after the store is back
-            long end = Math.max(startedAt + LOAD.toNanos(), backAt + AFTER_RETURN.toNanos());
-            Thread.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
-            load.stop();
-            MixedLoad.await(running, Duration.ofSeconds(90));
-        } finally {
-            load.abort();
-        }
+        MixedLoad.Outage outage = load.runWithOutage(IN_FLIGHT, BEFORE_OUTAGE, OUTAGE, LOAD, AFTER_RETURN,
+                this::stopStore, this::startStore);
+        long startedAt = outage.startedAt();
+        long stoppedAt = outage.stoppedAt();
+        long restartAt = outage.restartAt();
+        long backAt = outage.backAt();
 
         Map<String, Long> rows = PaymentsDatabase.rowsPerOrder(paymentsDatabase(), prefix);
         List<MixedLoad.Key> keys = load.keys();

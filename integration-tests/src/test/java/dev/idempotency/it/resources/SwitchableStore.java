@@ -13,6 +13,7 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.internal.TieredIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -21,7 +22,7 @@ import dev.idempotency.spi.StoredOutcome;
 
 /**
  * An application-provided store (it wins over the store modules, as the SPI promises) that is
- * the deployment's store module (JPA on PostgreSQL, or Infinispan) until a test switches it
+ * the deployment's store module (JPA on PostgreSQL, Infinispan, or the tiered store over both) until a test switches it
  * "down": then every call fails like an unreachable server would.
  */
 @Alternative
@@ -45,7 +46,9 @@ public class SwitchableStore implements IdempotencyStore {
     void findModuleStore() {
         Bean<?> module = beans.getBeans(IdempotencyStore.class, Any.Literal.INSTANCE).stream()
                 .filter(bean -> bean.getBeanClass() != SwitchableStore.class && bean.getBeanClass() != InMemoryIdempotencyStore.class)
-                .findFirst().orElseThrow(() -> new IllegalStateException("no store module in the deployment"));
+                // with both modules in the deployment, the tiered store over them
+                .min(java.util.Comparator.comparing(bean -> bean.getBeanClass() != TieredIdempotencyStore.class))
+                .orElseThrow(() -> new IllegalStateException("no store module in the deployment"));
         delegate = (IdempotencyStore) beans.getReference(module, IdempotencyStore.class, beans.createCreationalContext(module));
     }
 

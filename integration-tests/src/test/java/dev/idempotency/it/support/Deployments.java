@@ -34,9 +34,27 @@ public final class Deployments {
      *     still on PostgreSQL): the JPA store's jar and entity out, the Infinispan store's jars in
      */
     public static WebArchive sampleAppOnInfinispan(String name, String config, Properties hotRod) {
+        return withInfinispanStore(sampleAppOnMemoryStore(name, withClient(config, hotRod)));
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param hotRod the Infinispan client properties, added to that config
+     * @return the sample WAR with both store modules, so on the tiered store: Infinispan in front
+     *     of the JPA store on PostgreSQL
+     */
+    public static WebArchive sampleAppOnTieredStore(String name, String config, Properties hotRod) {
+        return withInfinispanStore(sampleApp(name, withClient(config, hotRod)));
+    }
+
+    private static String withClient(String config, Properties hotRod) {
         StringBuilder withClient = new StringBuilder(config).append('\n');
         hotRod.forEach((key, value) -> withClient.append(key).append('=').append(value).append('\n'));
-        WebArchive archive = sampleAppOnMemoryStore(name, withClient.toString());
+        return withClient.toString();
+    }
+
+    private static WebArchive withInfinispanStore(WebArchive archive) {
         File[] libs = new File(System.getProperty("infinispan.libs", "target/infinispan-libs")).listFiles();
         if (libs == null || libs.length == 0) {
             throw new IllegalStateException("no Infinispan store jars in " + System.getProperty("infinispan.libs"));

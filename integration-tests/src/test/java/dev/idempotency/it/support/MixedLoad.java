@@ -91,6 +91,57 @@ public final class MixedLoad {
         return done;
     }
 
+    /** A step of an outage: stopping or starting a server. */
+    public interface Step {
+        void run() throws Exception;
+    }
+
+    /**
+     * When an outage run did what, as {@link System#nanoTime()} instants.
+     *
+     * @param startedAt the load started
+     * @param stoppedAt the server was stopped
+     * @param restartAt its restart began
+     * @param backAt it was back
+     */
+    public record Outage(long startedAt, long stoppedAt, long restartAt, long backAt) {
+    }
+
+    /**
+     * Runs the load with an outage in the middle, then waits for it to end (bounded).
+     *
+     * @param clients how many requests in flight at once
+     * @param before how long the load runs before the outage
+     * @param outage how long the server is down
+     * @param atLeast the shortest the whole load runs
+     * @param after how long the load goes on after the server is back, at least
+     * @param stop stops the server
+     * @param start starts it again
+     * @return when each step happened
+     * @throws Exception from the steps or the load
+     */
+    public Outage runWithOutage(int clients, Duration before, Duration outage, Duration atLeast, Duration after, Step stop,
+            Step start) throws Exception {
+        Future<?> running = start(before.plus(outage).plus(atLeast).plus(after).plus(Duration.ofSeconds(120)), clients, 0.5);
+        long startedAt = System.nanoTime();
+        try {
+            Thread.sleep(before.toMillis());
+            long stoppedAt = System.nanoTime();
+            stop.run();
+            Thread.sleep(Math.max(0, outage.toMillis() - (System.nanoTime() - stoppedAt) / 1_000_000));
+            long restartAt = System.nanoTime();
+            start.run();
+            long backAt = System.nanoTime();
+            long end = Math.max(startedAt + atLeast.toNanos(), backAt + after.toNanos());
+            Thread.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
+            stop();
+            await(running, Duration.ofSeconds(90));
+            return new Outage(startedAt, stoppedAt, restartAt, backAt);
+        } finally {
+            abort();
+        }
+    }
+
     /** Ends the load: every client finishes the request it is sending, then stops. */
     public void stop() {
         stopped = true;

@@ -1,0 +1,233 @@
+package dev.idempotency.internal;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The seeds' three layers, the first two of them: a fast store in front (Infinispan) that answers
+ * duplicates and replays without touching the database, and a durable store behind it (JPA)
+ * that decides every claim and joins the business transaction. (The third layer, the state
+ * machine, is {@code dev.idempotency.state}.)
+ *
+ * <ul>
+ * <li><b>claim</b>: the front first. A record there (in progress, or completed) answers at once:
+ * the storm of duplicates never reaches the database. Else the back decides; its answer is the
+ * answer. When the back holds the key, the front's fresh claim is turned into a short-lived copy
+ * of a completed record (retained for the lease) or given back.</li>
+ * <li><b>markExecuted</b>: the back, inside the business transaction; then the front, retained for
+ * the lease only, so that the front never holds for long a state the back did not confirm.</li>
+ * <li><b>complete</b>: the back (its result is the result), then the front's copy.</li>
+ * <li><b>release</b>: the back, then the front.</li>
+ * </ul>
+ *
+ * <p>When the front fails (its server is down, a timeout), the failure is logged, the front is
+ * left alone for a pause ({@code idempotency.tiered.front-pause}) and every call runs on the back
+ * alone: no {@code 503}, and no second execution, since the back decides every claim. What the
+ * front may get wrong is bounded by the lease: a claim it still shows as in progress after the
+ * back released or completed it (its update failed) answers {@code 409} until the lease lapses.
+ */
+public final class TieredIdempotencyStore implements IdempotencyStore {
+
+    private static final Logger LOG = Logger.getLogger(TieredIdempotencyStore.class.getName());
+    private static final ThrottledLog FRONT_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
+
+    private final IdempotencyStore front;
+    private final IdempotencyStore back;
+    private final long pauseNanos;
+    private final LongSupplier nanoClock;
+    private volatile long frontPausedUntil;
+    private volatile boolean frontPaused;
+
+    /**
+     * @param front the fast store (Infinispan)
+     * @param back the durable store that decides (JPA)
+     * @param pause how long the front is left alone after it failed
+     * @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests)
+     */
+    public TieredIdempotencyStore(IdempotencyStore front, IdempotencyStore back, Duration pause, LongSupplier nanoClock) {
+        this.front = front;
+        this.back = back;
+        this.pauseNanos = pause.toNanos();
+        this.nanoClock = nanoClock;
+    }
+
+    @Override
+    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        String frontOwner = null;
+        if (frontUsable()) {
+            try {
+                ClaimResult fast = front.claim(key, fingerprint, lease);
+                if (fast instanceof ClaimResult.Existing) {
+                    return fast;
+                }
+                frontOwner = ((ClaimResult.Acquired) fast).owner();
+            } catch (RuntimeException e) {
+                frontFailed("claim", e);
+            }
+        }
+        ClaimResult decided;
+        try {
+            decided = back.claim(key, fingerprint, lease);
+        } catch (RuntimeException e) {
+            releaseFront(key, frontOwner);
+            throw e;
+        }
+        if (decided instanceof ClaimResult.Acquired acquired) {
+            return new ClaimResult.Acquired(Owners.join(acquired.owner(), frontOwner), acquired.takeover());
+        }
+        IdempotencyRecord held = ((ClaimResult.Existing) decided).record();
+        if (frontOwner != null) {
+            if (held.state() == RecordState.COMPLETED) {
+                copyToFront(key, frontOwner, held.outcome(), lease);
+            } else {
+                releaseFront(key, frontOwner);
+            }
+        }
+        return decided;
+    }
+
+    @Override
+    public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+        boolean marked = back.markExecuted(key, Owners.back(owner), lease, retention);
+        String frontOwner = Owners.front(owner);
+        if (marked && frontOwner != null && frontUsable()) {
+            try {
+                // Kept in front for the lease only: if this transaction rolls back and the front
+                // misses the release, its mark lapses as fast as an ordinary claim would.
+                front.markExecuted(key, frontOwner, lease, lease);
+            } catch (RuntimeException e) {
+                frontFailed("markExecuted", e);
+            }
+        }
+        return marked;
+    }
+
+    @Override
+    public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        boolean completed = back.complete(key, Owners.back(owner), outcome, retention);
+        String frontOwner = Owners.front(owner);
+        if (completed) {
+            copyToFront(key, frontOwner, outcome, retention);
+        } else {
+            releaseFront(key, frontOwner);
+        }
+        return completed;
+    }
+
+    @Override
+    public boolean release(String key, String owner) {
+        boolean released = back.release(key, Owners.back(owner));
+        releaseFront(key, Owners.front(owner));
+        return released;
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(String key) {
+        if (frontUsable()) {
+            try {
+                Optional<IdempotencyRecord> fast = front.find(key);
+                if (fast.isPresent() && fast.get().state() == RecordState.COMPLETED) {
+                    return fast;
+                }
+            } catch (RuntimeException e) {
+                frontFailed("find", e);
+            }
+        }
+        return back.find(key);
+    }
+
+    /** @return whether the front is in use now (it has not failed within the pause) */
+    public boolean frontInUse() {
+        return frontUsable();
+    }
+
+    private void copyToFront(String key, String frontOwner, StoredOutcome outcome, Duration retention) {
+        if (frontOwner == null || !frontUsable()) {
+            return;
+        }
+        try {
+            front.complete(key, frontOwner, outcome, retention);
+        } catch (RuntimeException e) {
+            frontFailed("complete", e);
+        }
+    }
+
+    private void releaseFront(String key, String frontOwner) {
+        if (frontOwner == null || !frontUsable()) {
+            return;
+        }
+        try {
+            front.release(key, frontOwner);
+        } catch (RuntimeException e) {
+            frontFailed("release", e);
+        }
+    }
+
+    private boolean frontUsable() {
+        if (!frontPaused) {
+            return true;
+        }
+        if (nanoClock.getAsLong() - frontPausedUntil >= 0) {
+            frontPaused = false;
+            LOG.info(Messages.tieredFrontRetried());
+            return true;
+        }
+        return false;
+    }
+
+    private void frontFailed(String operation, RuntimeException e) {
+        frontPausedUntil = nanoClock.getAsLong() + pauseNanos;
+        frontPaused = true;
+        FRONT_FAILURES.log(Level.WARNING, Messages.tieredFrontFailed(operation, Duration.ofNanos(pauseNanos)), e);
+    }
+
+    /**
+     * The owner token handed to callers: the back's and the front's (when the front claimed too),
+     * as {@code <length of the back's>:<back's><front's>}, so that neither needs a separator it
+     * cannot contain.
+     */
+    static final class Owners {
+
+        private Owners() {
+        }
+
+        static String join(String back, String front) {
+            return back.length() + ":" + back + (front == null ? "" : front);
+        }
+
+        static String back(String joined) {
+            int end = backEnd(joined);
+            // A token this store did not hand out is nobody's: the back says so.
+            return end < 0 ? joined : joined.substring(joined.indexOf(':') + 1, end);
+        }
+
+        static String front(String joined) {
+            int end = backEnd(joined);
+            return end < 0 || end == joined.length() ? null : joined.substring(end);
+        }
+
+        /** @return where the back's token ends, or -1 when the text is not a joined token */
+        private static int backEnd(String joined) {
+            int colon = joined.indexOf(':');
+            if (colon < 1 || colon > 9) {
+                return -1;
+            }
+            try {
+                long length = Long.parseLong(joined.substring(0, colon));
+                long end = colon + 1L + length;
+                return length >= 0 && end <= joined.length() ? (int) end : -1;
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+    }
+}

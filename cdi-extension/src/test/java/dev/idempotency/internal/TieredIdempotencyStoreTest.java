@@ -1,0 +1,173 @@
+package dev.idempotency.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
+
+/**
+ * The tiered store keeps the store contract (over two in-memory layers), and its own promises:
+ * the front answers duplicates and replays alone, the back decides, a failing front costs no
+ * error and no second execution.
+ */
+class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final Layer front = new Layer(new InMemoryIdempotencyStore(1_000_000, clock::get));
+    private final Layer back = new Layer(new InMemoryIdempotencyStore(1_000_000, clock::get));
+
+    /** A layer that counts its calls and can be switched down, like an unreachable server. */
+    static final class Layer implements IdempotencyStore {
+        private final IdempotencyStore delegate;
+        final AtomicInteger calls = new AtomicInteger();
+        volatile boolean down;
+
+        Layer(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        private void call() {
+            calls.incrementAndGet();
+            if (down) {
+                throw new IdempotencyStoreException("layer down");
+            }
+        }
+
+        @Override
+        public ClaimResult claim(String key, String fingerprint, Duration lease) {
+            call();
+            return delegate.claim(key, fingerprint, lease);
+        }
+
+        @Override
+        public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+            call();
+            return delegate.complete(key, owner, outcome, retention);
+        }
+
+        @Override
+        public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
+            call();
+            return delegate.markExecuted(key, owner, lease, retention);
+        }
+
+        @Override
+        public boolean release(String key, String owner) {
+            call();
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(String key) {
+            call();
+            return delegate.find(key);
+        }
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return new TieredIdempotencyStore(front, back, Duration.ofSeconds(5), clock::get);
+    }
+
+    @Override
+    protected void elapse(Duration duration) {
+        clock.addAndGet(duration.toNanos() + 1);
+    }
+
+    private TieredIdempotencyStore tiered() {
+        return (TieredIdempotencyStore) store();
+    }
+
+    @Test
+    void duplicatesAndReplaysAreAnsweredByTheFrontAlone() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        int backCalls = back.calls.get();
+
+        assertThat(tiered().claim(key, "fp", LONG)).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(back.calls.get()).as("a duplicate in progress never reaches the database").isEqualTo(backCalls);
+
+        assertThat(tiered().complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        backCalls = back.calls.get();
+        ClaimResult replay = tiered().claim(key, "fp", LONG);
+        assertThat(((ClaimResult.Existing) replay).record().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(tiered().find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+        assertThat(back.calls.get()).as("replays never reach the database").isEqualTo(backCalls);
+    }
+
+    @Test
+    void whenTheFrontForgotTheBackAnswersAndTheFrontKeepsACopy() {
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) back.claim(key, "fp", LONG)).owner();
+        back.complete(key, owner, sampleOutcome(), LONG); // completed while the front was away (or restarted empty)
+
+        ClaimResult answer = tiered().claim(key, "fp", LONG);
+
+        assertThat(((ClaimResult.Existing) answer).record().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(front.find(key)).as("copied to the front for the next retries").get()
+                .extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void aFrontThatFailsCostsNoErrorAndTheBackStillDecides() {
+        front.down = true;
+        String key = freshKey();
+
+        ClaimResult first = tiered().claim(key, "fp", LONG);
+        ClaimResult duplicate = tiered().claim(key, "fp", LONG);
+
+        assertThat(first).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(duplicate).as("the back refuses the duplicate").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(tiered().frontInUse()).isFalse();
+        int frontCalls = front.calls.get();
+        String owner = ((ClaimResult.Acquired) first).owner();
+        assertThat(tiered().markExecuted(key, owner, LONG, LONG)).isTrue();
+        assertThat(tiered().complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        assertThat(front.calls.get()).as("left alone during its pause").isEqualTo(frontCalls);
+
+        front.down = false;
+        elapse(Duration.ofSeconds(5));
+        assertThat(tiered().frontInUse()).isTrue();
+        ClaimResult replay = tiered().claim(key, "fp", LONG);
+        assertThat(((ClaimResult.Existing) replay).record().state()).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void aBackThatFailsFailsTheClaimAndGivesTheFrontClaimBack() {
+        back.down = true;
+        String key = freshKey();
+
+        assertThatThrownBy(() -> tiered().claim(key, "fp", LONG)).isInstanceOf(IdempotencyStoreException.class);
+
+        back.down = false;
+        assertThat(front.find(key)).as("no claim left behind in the front").isEmpty();
+        assertThat(tiered().claim(key, "fp", LONG)).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void ownerTokensOfBothLayersSurviveTheirJoining() {
+        String joined = TieredIdempotencyStore.Owners.join("12:ab", "x:y");
+        assertThat(TieredIdempotencyStore.Owners.back(joined)).isEqualTo("12:ab");
+        assertThat(TieredIdempotencyStore.Owners.front(joined)).isEqualTo("x:y");
+        String backOnly = TieredIdempotencyStore.Owners.join("uuid", null);
+        assertThat(TieredIdempotencyStore.Owners.back(backOnly)).isEqualTo("uuid");
+        assertThat(TieredIdempotencyStore.Owners.front(backOnly)).isNull();
+        for (String foreign : new String[] {"not-an-owner", "-1:x", "99:short", ":", "9999999999:x"}) {
+            assertThat(TieredIdempotencyStore.Owners.back(foreign)).as(foreign).isEqualTo(foreign);
+            assertThat(TieredIdempotencyStore.Owners.front(foreign)).as(foreign).isNull();
+        }
+    }
+}
