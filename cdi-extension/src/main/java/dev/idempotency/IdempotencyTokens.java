@@ -46,6 +46,7 @@ public class IdempotencyTokens {
      * Issues a token to the current caller (the CDI {@code Principal}; anonymous when there is none).
      *
      * @return the token and when it expires
+     * @throws AnonymousTokenRequestException for an anonymous caller, unless enabled
      * @throws TooManyTokensException when the caller has been issued too many tokens lately
      * @throws IdempotencyStoreException when the store cannot be reached
      */
@@ -57,8 +58,9 @@ public class IdempotencyTokens {
      * Issues a token to a principal.
      *
      * @param to the principal that will send it, or {@code null} for anonymous callers (any
-     *     anonymous caller may then use it)
+     *     anonymous caller may then use it; only with {@code idempotency.tokens.anonymous=true})
      * @return the token and when it expires
+     * @throws AnonymousTokenRequestException for an anonymous caller, unless enabled
      * @throws TooManyTokensException when the principal has been issued too many tokens lately
      * @throws IdempotencyStoreException when the store cannot be reached
      */

@@ -139,8 +139,10 @@ public @interface Idempotent {
      * ({@code idempotency.tokens.ttl}); otherwise it gets {@code 400} ({@code unknown-token}) or,
      * for a non-HTTP caller, {@link UnknownIdempotencyTokenException}, and nothing runs. A token
      * that was used replays like any key, on this endpoint only: used on another endpoint it gets
-     * {@code 422}. The {@link #ttl()} must be at least the token ttl, so that a token can never
-     * outlive the record of its use; anything else fails the deployment.
+     * {@code 422}. A token's use belongs to its principal whatever {@link #scope()} says. The
+     * {@link #ttl()} must be at least the token ttl (so that a token can never outlive the record
+     * of its use), {@link #failOpen()} must be {@code false} (a token nobody checked must not run)
+     * and {@code idempotency.max-key-length} at least 43; anything else fails the deployment.
      *
      * @return whether keys must be server-issued tokens
      */

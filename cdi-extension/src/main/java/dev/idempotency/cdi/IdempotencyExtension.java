@@ -35,6 +35,7 @@ import dev.idempotency.internal.KeyExtractor;
 import dev.idempotency.internal.MethodPlan;
 import dev.idempotency.internal.PolicyResolver;
 import dev.idempotency.internal.ResourceMethods;
+import dev.idempotency.internal.TokenRegistry;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -142,9 +143,20 @@ public class IdempotencyExtension implements Extension {
      */
     private IdempotencyPolicy resolve(Class<?> beanClass, Method method) {
         IdempotencyPolicy policy = resolver.resolve(beanClass, method);
-        if (policy.serverIssuedKeys() && policy.ttl().compareTo(settings.tokenTtl()) < 0) {
-            throw new IdempotencyDefinitionException(Messages.ttlShorterThanTokens(Messages.where(beanClass, method),
-                    policy.ttl().toString(), settings.tokenTtl()));
+        if (policy.serverIssuedKeys()) {
+            String where = Messages.where(beanClass, method);
+            if (policy.ttl().compareTo(settings.tokenTtl()) < 0) {
+                throw new IdempotencyDefinitionException(Messages.ttlShorterThanTokens(where, policy.ttl().toString(),
+                        settings.tokenTtl()));
+            }
+            if (policy.failOpen()) {
+                // Failing open would run the request with a key nobody checked, and record no use of it.
+                throw new IdempotencyDefinitionException(Messages.tokensWithFailOpen(where));
+            }
+            if (settings.maxKeyLength() < TokenRegistry.TOKEN_LENGTH) {
+                throw new IdempotencyDefinitionException(Messages.tokensLongerThanKeys(where, settings.maxKeyLength(),
+                        TokenRegistry.TOKEN_LENGTH));
+            }
         }
         return policy;
     }

@@ -36,8 +36,8 @@ public class IdempotencyRuntime {
 
     private final TransactionGuard transactions = new TransactionGuard();
     private ReplayCache replayCache;
-    private OutcomeEvents outcomeEvents;
-    private TokenRegistry tokens;
+    private volatile OutcomeEvents outcomeEvents;
+    private volatile TokenRegistry tokens;
 
     @Inject
     BeanManager beanManager;
@@ -69,19 +69,34 @@ public class IdempotencyRuntime {
      * @return where outcomes are reported: resolved once, at the first use after the deployment
      *     (the application's observers are all known then)
      */
-    public synchronized OutcomeEvents outcomeEvents() {
-        if (outcomeEvents == null) {
-            outcomeEvents = OutcomeListeners.resolve(beanManager, extension.metricsCounted());
+    public OutcomeEvents outcomeEvents() {
+        OutcomeEvents resolved = outcomeEvents;
+        if (resolved == null) {
+            synchronized (this) {
+                resolved = outcomeEvents;
+                if (resolved == null) {
+                    resolved = OutcomeListeners.resolve(beanManager, extension.metricsCounted());
+                    outcomeEvents = resolved;
+                }
+            }
         }
-        return outcomeEvents;
+        return resolved;
     }
 
     /** @return the server-issued tokens, kept in the selected store */
-    public synchronized TokenRegistry tokens() {
-        if (tokens == null) {
-            tokens = new TokenRegistry(store, settings().tokenTtl(), settings().tokensPerPrincipal());
+    public TokenRegistry tokens() {
+        TokenRegistry registry = tokens;
+        if (registry == null) {
+            synchronized (this) {
+                registry = tokens;
+                if (registry == null) {
+                    registry = new TokenRegistry(store, settings().tokenTtl(), settings().tokensPerPrincipal(),
+                            settings().anonymousTokens());
+                    tokens = registry;
+                }
+            }
         }
-        return tokens;
+        return registry;
     }
 
     /** @return the library settings */

@@ -28,6 +28,7 @@ import dev.idempotency.internal.ResultShape;
 import dev.idempotency.internal.RetryOutcomes;
 import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
+import dev.idempotency.internal.TokenRegistry;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
@@ -55,10 +56,15 @@ public class MethodInvocations {
 
     private final ResultCodec codec = new ResultCodec();
     private boolean principalResolvable;
+    private OutcomeEvents events;
+    private TokenRegistry tokens;
 
     @jakarta.annotation.PostConstruct
-    void resolvePrincipal() {
-        principalResolvable = principal.isResolvable(); // once: not a per-call look-up
+    void resolveOnce() {
+        // once, when the first call creates this bean (after the deployment): not per call
+        principalResolvable = principal.isResolvable();
+        events = runtime.outcomeEvents();
+        tokens = runtime.tokens();
     }
 
     @PreDestroy
@@ -82,7 +88,7 @@ public class MethodInvocations {
         try {
             claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
         } catch (RuntimeException e) {
-            runtime.outcomeEvents().fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
+            events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             if (plan.policy().failOpen()) {
                 CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
                 return context.proceed();
@@ -94,9 +100,11 @@ public class MethodInvocations {
         }
         String owner = ((ClaimResult.Acquired) claim).owner();
         if (plan.policy().serverIssuedKeys()) {
-            requireIssuedToken(plan, caller, rawKey, key, owner);
+            IdempotencyException refusal = refusalOfToken(plan, caller, rawKey, key, owner);
+            if (refusal != null) {
+                return refuse(plan, refusal);
+            }
         }
-        OutcomeEvents events = runtime.outcomeEvents();
         OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result;
@@ -121,20 +129,32 @@ public class MethodInvocations {
 
     /**
      * Lets the first call with a key run only if the key is a live token issued to the caller;
-     * otherwise gives the claim back and throws.
+     * otherwise gives the claim back.
+     *
+     * @return {@code null} to run; else why not
      */
-    private void requireIssuedToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
+    private IdempotencyException refusalOfToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
         boolean issued;
         try {
-            issued = runtime.tokens().isIssued(caller, token);
+            issued = tokens.isIssued(caller, token);
         } catch (RuntimeException e) {
             OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
-            throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
+            events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
+            return new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
         }
         if (!issued) {
             OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
-            throw new UnknownIdempotencyTokenException(Messages.unknownToken(plan.where()));
+            return new UnknownIdempotencyTokenException(Messages.unknownToken(plan.where()));
         }
+        return null;
+    }
+
+    /** Refuses a call the way its return type allows: a failed stage for a stage, else thrown. */
+    private static Object refuse(MethodPlan plan, IdempotencyException refusal) {
+        if (plan.result().kind() == ResultShape.Kind.STAGE) {
+            return CompletableFuture.failedFuture(refusal);
+        }
+        throw refusal;
     }
 
     /**
@@ -188,7 +208,7 @@ public class MethodInvocations {
     private Object duplicate(MethodPlan plan, IdempotencyRecord record, String fingerprint) {
         String keyHash = ScopedKey.forLog(record.key());
         IdempotencyOutcome outcome = RetryOutcomes.of(record, fingerprint);
-        runtime.outcomeEvents().fire(outcome, plan.policy(), record.key(), false);
+        events.fire(outcome, plan.policy(), record.key(), false);
         IdempotencyException refusal = switch (outcome) {
             case MISMATCH -> new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
             case CONFLICT -> new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
@@ -199,10 +219,7 @@ public class MethodInvocations {
         };
         ResultShape result = plan.result();
         if (refusal != null) {
-            if (result.kind() == ResultShape.Kind.STAGE) {
-                return CompletableFuture.failedFuture(refusal);
-            }
-            throw refusal;
+            return refuse(plan, refusal);
         }
         return switch (result.kind()) {
             case VOID -> null;

@@ -6,6 +6,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -38,7 +39,7 @@ public class MicroProfileMetricsCounters implements Consumer<IdempotencyEvent> {
                     + " outcome_lost, released, store_failure")
             .build();
     /** Per endpoint, the counters by outcome ordinal: looked up in the registry once each. */
-    private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicReferenceArray<Counter>> counters = new ConcurrentHashMap<>();
 
 
     /** @return whether the application's registry could be obtained (else nothing is counted) */
@@ -51,14 +52,15 @@ public class MicroProfileMetricsCounters implements Consumer<IdempotencyEvent> {
 
     @Override
     public void accept(IdempotencyEvent event) {
-        Counter[] byOutcome = counters.computeIfAbsent(event.endpoint(), e -> new Counter[OUTCOMES.length]);
+        AtomicReferenceArray<Counter> byOutcome = counters.computeIfAbsent(event.endpoint(),
+                e -> new AtomicReferenceArray<>(OUTCOMES.length));
         int index = event.outcome().ordinal();
-        Counter counter = byOutcome[index];
+        Counter counter = byOutcome.get(index);
         if (counter == null) {
             // A race registers the same counter twice: the registry returns the existing one.
             counter = registry.counter(metadata, new Tag("endpoint", event.endpoint()),
                     new Tag("outcome", event.outcome().name().toLowerCase(Locale.ROOT)));
-            byOutcome[index] = counter;
+            byOutcome.set(index, counter);
         }
         counter.inc();
     }

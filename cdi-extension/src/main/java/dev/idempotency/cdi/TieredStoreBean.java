@@ -10,6 +10,7 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 
 import dev.idempotency.internal.TieredIdempotencyStore;
+import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -47,7 +48,7 @@ final class TieredStoreBean {
                 .alternative(true)
                 .priority(IdempotencyStore.STORE_MODULE_PRIORITY + 1)
                 .createWith(context -> new TieredIdempotencyStore(reference(beanManager, front),
-                        reference(beanManager, back), frontPause.get(), System::nanoTime));
+                        reference(beanManager, back), frontPause.get(), System::nanoTime, new TransactionGuard()));
     }
 
     private static IdempotencyStore reference(BeanManager beanManager, Bean<?> bean) {

@@ -30,11 +30,13 @@ import dev.idempotency.IdempotencyDefinitionException;
  * @param tokensPerPrincipal how many tokens one principal may be issued within a token ttl, on one node
  * @param tieredFrontPause how long the tiered store leaves its fast layer alone after it failed
  * @param openApiEnabled whether {@code @Idempotent} operations are documented in the OpenAPI document
+ * @param anonymousTokens whether unauthenticated callers may be issued tokens (they then share them)
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
         int memoryMaxEntries, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
-        Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled) {
+        Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
+        boolean anonymousTokens) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -52,6 +54,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String TOKENS_PER_PRINCIPAL = "idempotency.tokens.max-per-principal";
     public static final String TIERED_FRONT_PAUSE = "idempotency.tiered.front-pause";
     public static final String OPENAPI_ENABLED = "idempotency.openapi.enabled";
+    public static final String ANONYMOUS_TOKENS = "idempotency.tokens.anonymous";
 
     /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
     public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
@@ -95,9 +98,10 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)),
                 reader.bool(METRICS_ENABLED, true),
                 reader.positiveDuration(TOKEN_TTL, Duration.ofMinutes(30)),
-                reader.integer(TOKENS_PER_PRINCIPAL, 1000, 1, Integer.MAX_VALUE),
+                reader.integer(TOKENS_PER_PRINCIPAL, 100, 1, Integer.MAX_VALUE),
                 reader.duration(TIERED_FRONT_PAUSE, Duration.ofSeconds(5)),
-                reader.bool(OPENAPI_ENABLED, true));
+                reader.bool(OPENAPI_ENABLED, true),
+                reader.bool(ANONYMOUS_TOKENS, false));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }

@@ -189,6 +189,11 @@ public final class Messages {
                 + " (idempotency.tokens.max-per-principal); use the tokens it holds, or ask again later";
     }
 
+    public static String anonymousTokenRequest() {
+        return "IDEMP0319: idempotency tokens are issued to authenticated callers only (all anonymous callers would"
+                + " share them and their bound); authenticate, or set idempotency.tokens.anonymous=true";
+    }
+
     public static String tokenNotKept(String keyHash) {
         return "IDEMP0315: the idempotency store did not keep the token (hash " + keyHash + ") it was given";
     }
@@ -217,6 +222,17 @@ public final class Messages {
         return "IDEMP0203: both store modules are in the application: the tiered store is used, " + front
                 + " in front (fast claims and replays) and " + back + " behind it (the durable truth, joined to the"
                 + " business transaction)";
+    }
+
+    public static String tokensWithFailOpen(String where) {
+        return "IDEMP0118: " + where + ": serverIssuedKeys=true with failOpen=true; allowed: one or the other (failing"
+                + " open would run a request whose token nobody checked, and record no use of the token)";
+    }
+
+    public static String tokensLongerThanKeys(String where, int maxKeyLength, int tokenLength) {
+        return "IDEMP0119: " + where + ": serverIssuedKeys=true, but idempotency.max-key-length=" + maxKeyLength
+                + " refuses the " + tokenLength + "-character tokens; allowed: idempotency.max-key-length of at least "
+                + tokenLength;
     }
 
     public static String openApiNotDocumented() {

@@ -57,6 +57,14 @@ public final class ScopedKey {
 
     /**
      * @param principal a caller, or {@code null}
+     * @return whether it stands for no authenticated caller
+     */
+    public static boolean isAnonymous(Principal principal) {
+        return principal == null || principal.getName() == null;
+    }
+
+    /**
+     * @param principal a caller, or {@code null}
      * @return its name, or the stand-in for every anonymous caller
      */
     static String principalName(Principal principal) {

@@ -2,6 +2,7 @@ package dev.idempotency.internal;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -25,7 +26,8 @@ import dev.idempotency.spi.StoredOutcome;
  * of a completed record (retained for the lease) or given back.</li>
  * <li><b>markExecuted</b>: the back, inside the business transaction; then the front, retained for
  * the lease only, so that the front never holds for long a state the back did not confirm.</li>
- * <li><b>complete</b>: the back (its result is the result), then the front's copy.</li>
+ * <li><b>complete</b>: the back (its result is the result), then the front's copy: at once, or,
+ * when the back joined the caller's transaction, once that committed.</li>
  * <li><b>release</b>: the back, then the front.</li>
  * </ul>
  *
@@ -44,20 +46,26 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     private final IdempotencyStore back;
     private final long pauseNanos;
     private final LongSupplier nanoClock;
-    private volatile long frontPausedUntil;
-    private volatile boolean frontPaused;
+    private final TransactionGuard transactions;
+    /** When the front may be tried again, on the nano clock; {@link #IN_USE} while it is in use. */
+    private final AtomicLong frontPausedUntil = new AtomicLong(IN_USE);
+
+    private static final long IN_USE = Long.MIN_VALUE;
 
     /**
      * @param front the fast store (Infinispan)
      * @param back the durable store that decides (JPA)
      * @param pause how long the front is left alone after it failed
      * @param nanoClock a monotonic clock ({@link System#nanoTime} outside tests)
+     * @param transactions the caller's JTA transaction, which the back joins
      */
-    public TieredIdempotencyStore(IdempotencyStore front, IdempotencyStore back, Duration pause, LongSupplier nanoClock) {
+    public TieredIdempotencyStore(IdempotencyStore front, IdempotencyStore back, Duration pause, LongSupplier nanoClock,
+            TransactionGuard transactions) {
         this.front = front;
         this.back = back;
         this.pauseNanos = pause.toNanos();
         this.nanoClock = nanoClock;
+        this.transactions = transactions;
     }
 
     @Override
@@ -86,7 +94,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         }
         IdempotencyRecord held = ((ClaimResult.Existing) decided).record();
         if (frontOwner != null) {
-            if (held.state() == RecordState.COMPLETED) {
+            // A copy is stored under this caller's fingerprint: only the same request may make one.
+            if (held.state() == RecordState.COMPLETED && held.fingerprint().equals(fingerprint)) {
                 copyToFront(key, frontOwner, held.outcome(), lease);
             } else {
                 releaseFront(key, frontOwner);
@@ -115,10 +124,18 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         boolean completed = back.complete(key, Owners.back(owner), outcome, retention);
         String frontOwner = Owners.front(owner);
-        if (completed) {
-            copyToFront(key, frontOwner, outcome, retention);
-        } else {
+        if (!completed) {
             releaseFront(key, frontOwner);
+        } else if (!transactions.whenTransactionEnds(committed -> {
+            if (committed) {
+                copyToFront(key, frontOwner, outcome, retention);
+            } else {
+                releaseFront(key, frontOwner);
+            }
+        })) {
+            // No transaction: the back's completion is final already. In one, the back joined it,
+            // and the front may only show what committed.
+            copyToFront(key, frontOwner, outcome, retention);
         }
         return completed;
     }
@@ -173,20 +190,23 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean frontUsable() {
-        if (!frontPaused) {
+        long until = frontPausedUntil.get();
+        if (until == IN_USE) {
             return true;
         }
-        if (nanoClock.getAsLong() - frontPausedUntil >= 0) {
-            frontPaused = false;
+        if (nanoClock.getAsLong() - until < 0) {
+            return false;
+        }
+        // One caller ends the pause and says so; a failure meanwhile starts a new one.
+        if (frontPausedUntil.compareAndSet(until, IN_USE)) {
             LOG.info(Messages.tieredFrontRetried());
-            return true;
         }
-        return false;
+        return true;
     }
 
     private void frontFailed(String operation, RuntimeException e) {
-        frontPausedUntil = nanoClock.getAsLong() + pauseNanos;
-        frontPaused = true;
+        long until = nanoClock.getAsLong() + pauseNanos;
+        frontPausedUntil.set(until == IN_USE ? until + 1 : until);
         FRONT_FAILURES.log(Level.WARNING, Messages.tieredFrontFailed(operation, Duration.ofNanos(pauseNanos)), e);
     }
 

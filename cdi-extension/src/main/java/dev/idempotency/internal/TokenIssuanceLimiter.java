@@ -3,6 +3,7 @@ package dev.idempotency.internal;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,6 +21,7 @@ public final class TokenIssuanceLimiter {
     private final long windowNanos;
     private final LongSupplier nanoClock;
     private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
+    private final AtomicLong lastSweep;
 
     private record Window(long start, AtomicInteger issued) {
     }
@@ -33,6 +35,7 @@ public final class TokenIssuanceLimiter {
         this.max = max;
         this.windowNanos = window.toNanos();
         this.nanoClock = nanoClock;
+        this.lastSweep = new AtomicLong(nanoClock.getAsLong());
     }
 
     /**
@@ -42,7 +45,9 @@ public final class TokenIssuanceLimiter {
      */
     public long acquire(String principal) {
         long now = nanoClock.getAsLong();
-        if (windows.size() > SWEEP_ABOVE) {
+        long swept = lastSweep.get();
+        // At most one sweep per tenth of a window, by one caller: not one per issue.
+        if (windows.size() > SWEEP_ABOVE && now - swept >= windowNanos / 10 && lastSweep.compareAndSet(swept, now)) {
             windows.values().removeIf(w -> now - w.start() >= windowNanos);
         }
         Window window = windows.compute(principal,

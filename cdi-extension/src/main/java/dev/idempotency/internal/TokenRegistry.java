@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
 
+import dev.idempotency.AnonymousTokenRequestException;
 import dev.idempotency.IssuedToken;
 import dev.idempotency.TooManyTokensException;
 import dev.idempotency.spi.ClaimResult;
@@ -24,6 +25,9 @@ import dev.idempotency.spi.StoredOutcome;
  */
 public final class TokenRegistry {
 
+    /** The length of a token: 256 random bits in base64url without padding. */
+    public static final int TOKEN_LENGTH = 43;
+
     /** The fingerprint of token records: no request fingerprint (a base64url SHA-256) can equal it. */
     static final String TOKEN_FINGERPRINT = "server-issued-token";
 
@@ -33,6 +37,7 @@ public final class TokenRegistry {
     private final IdempotencyStore store;
     private final Duration ttl;
     private final int maxPerPrincipal;
+    private final boolean anonymousCallers;
     private final TokenIssuanceLimiter limiter;
     private final SecureRandom random = new SecureRandom();
 
@@ -40,21 +45,29 @@ public final class TokenRegistry {
      * @param store where tokens are kept
      * @param ttl how long a token is valid
      * @param maxPerPrincipal how many tokens one principal is issued per ttl on this node
+     * @param anonymousCallers whether unauthenticated callers are issued tokens (all of them share
+     *     one bound and each other's tokens)
      */
-    public TokenRegistry(IdempotencyStore store, Duration ttl, int maxPerPrincipal) {
+    public TokenRegistry(IdempotencyStore store, Duration ttl, int maxPerPrincipal, boolean anonymousCallers) {
         this.store = store;
         this.ttl = ttl;
         this.maxPerPrincipal = maxPerPrincipal;
+        this.anonymousCallers = anonymousCallers;
         this.limiter = new TokenIssuanceLimiter(maxPerPrincipal, ttl, System::nanoTime);
     }
 
     /**
      * @param principal the principal that will use it, or {@code null} for anonymous callers
      * @return a new token
+     * @throws AnonymousTokenRequestException when the caller is anonymous and anonymous callers
+     *     get no tokens
      * @throws TooManyTokensException when the principal was issued its maximum within the ttl
      * @throws IdempotencyStoreException when the store cannot keep it
      */
     public IssuedToken issue(Principal principal) {
+        if (!anonymousCallers && ScopedKey.isAnonymous(principal)) {
+            throw new AnonymousTokenRequestException(Messages.anonymousTokenRequest());
+        }
         long wait = limiter.acquire(ScopedKey.principalName(principal));
         if (wait > 0) {
             throw new TooManyTokensException(Messages.tooManyTokens(maxPerPrincipal, ttl), wait);

@@ -5,6 +5,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 
+import dev.idempotency.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
@@ -34,6 +35,9 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
         }
         if (exception instanceof UnknownIdempotencyTokenException) {
             return ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN, detail);
+        }
+        if (exception instanceof AnonymousTokenRequestException) {
+            return ProblemResponses.of(IdempotencyProblem.ANONYMOUS_TOKEN_REQUEST, detail);
         }
         if (exception instanceof TooManyTokensException tooMany) {
             return ProblemResponses.retryable(IdempotencyProblem.TOO_MANY_TOKENS, detail,

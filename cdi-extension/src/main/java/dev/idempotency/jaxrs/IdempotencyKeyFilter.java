@@ -152,6 +152,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             issued = tokens.isIssued(principal, token);
         } catch (RuntimeException e) {
             CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), false), e);
+            events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
             OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
             request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
                     "The idempotency store cannot be reached; the request was not executed. Retry later.",

@@ -19,6 +19,8 @@ public enum IdempotencyProblem {
      * caller, or it expired; nothing was run.
      */
     UNKNOWN_TOKEN(400, "Bad Request", "unknown-token", "Idempotency-Key is not a valid server-issued token"),
+    /** 403: the token endpoint issues tokens to authenticated callers only ({@code idempotency.tokens.anonymous}). */
+    ANONYMOUS_TOKEN_REQUEST(403, "Forbidden", "anonymous-token-request", "Idempotency tokens require authentication"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */
     REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */

@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 
+import dev.idempotency.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.IssuedToken;
 import dev.idempotency.TooManyTokensException;
@@ -26,9 +27,10 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * }</pre>
  *
  * <p>{@code POST} issues a token to the authenticated caller (the same principal the
- * {@code Idempotency-Key} filter scopes keys by; anonymous callers share theirs) and answers
+ * {@code Idempotency-Key} filter scopes keys by) and answers
  * {@code 201} with {@code {"token":"...","expiresAt":"...","header":"Idempotency-Key"}} and
- * {@code Cache-Control: no-store}; {@code 429 too-many-tokens} with {@code Retry-After} once the
+ * {@code Cache-Control: no-store}; {@code 403 anonymous-token-request} to an unauthenticated caller
+ * unless {@code idempotency.tokens.anonymous=true}; {@code 429 too-many-tokens} with {@code Retry-After} once the
  * caller was issued {@code idempotency.tokens.max-per-principal} tokens within the token ttl;
  * {@code 503 store-unavailable} when the store cannot keep it.
  */
@@ -49,6 +51,8 @@ public abstract class IdempotencyTokenResource {
         IssuedToken issued;
         try {
             issued = CDI.current().select(IdempotencyTokens.class).get().issue(security.getUserPrincipal());
+        } catch (AnonymousTokenRequestException e) {
+            return ProblemResponses.of(IdempotencyProblem.ANONYMOUS_TOKEN_REQUEST, e.getMessage());
         } catch (TooManyTokensException e) {
             return ProblemResponses.retryable(IdempotencyProblem.TOO_MANY_TOKENS, e.getMessage(),
                     (int) Math.min(Integer.MAX_VALUE, e.retryAfterSeconds()));

@@ -17,9 +17,11 @@ import dev.idempotency.internal.Messages;
  * {@code mp.openapi.filter} by {@link IdempotencyOpenApiConfigSource}; an application with a filter
  * of its own calls {@code new IdempotencyOpenApiFilter().filterOpenAPI(openAPI)} from it.
  *
- * <p>The server builds the document once, on the first request for it, on a thread of its own:
- * the filter sets the thread's context class loader to the application's before it looks the
- * library up through CDI. Turned off with {@code idempotency.openapi.enabled=false}.
+ * <p>The server builds the document on a thread of its own (Payara: once, on the first request
+ * for it): the filter sets the thread's context class loader to the library's, which in a WAR is
+ * the application's, before it looks the library up through CDI. Resource classes that are not
+ * CDI beans are only known once JAX-RS started: on a server that builds the document earlier they
+ * are left out. Turned off with {@code idempotency.openapi.enabled=false}.
  */
 public class IdempotencyOpenApiFilter implements OASFilter {
 

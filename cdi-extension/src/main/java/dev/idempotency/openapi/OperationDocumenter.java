@@ -55,7 +55,7 @@ final class OperationDocumenter {
     }
 
     /** An operation of the document and the {@code @Idempotent} method it documents. */
-    private record Match(Operation operation, IdempotencyPolicy policy, String applicationPath) {
+    private record Match(Operation operation, IdempotencyPolicy policy, String applicationPath, boolean atRoot) {
     }
 
     /**
@@ -71,10 +71,7 @@ final class OperationDocumenter {
         if (matches.isEmpty()) {
             return 0;
         }
-        // One JAX-RS application per deployment is the rule: its path is the prefix most matches share.
-        String applicationPath = matches.stream()
-                .collect(Collectors.groupingBy(Match::applicationPath, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        String applicationPath = applicationPath(matches);
         int documented = 0;
         for (Match match : matches) {
             if (match.applicationPath().equals(applicationPath)) {
@@ -84,6 +81,21 @@ final class OperationDocumenter {
         }
         addProblemSchema(openAPI);
         return documented;
+    }
+
+    /**
+     * One JAX-RS application per deployment is the rule: its path is the prefix most matches
+     * share. An operation at the application's root matches every path with its HTTP method, so
+     * it only votes when nothing else does (and then the shortest path is the root).
+     */
+    private static String applicationPath(List<Match> matches) {
+        List<Match> voters = matches.stream().filter(m -> !m.atRoot()).toList();
+        if (voters.isEmpty()) {
+            return matches.stream().map(Match::applicationPath).min(Comparator.comparingInt(String::length)).orElseThrow();
+        }
+        return voters.stream()
+                .collect(Collectors.groupingBy(Match::applicationPath, LinkedHashMap::new, Collectors.counting()))
+                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
     }
 
     private List<Match> matchesOf(String path, PathItem item) {
@@ -97,8 +109,13 @@ final class OperationDocumenter {
                 // the most specific path wins: /orders/{id}/refunds over /refunds
                 .max(Comparator.comparingInt(candidate -> relative(candidate).length()))
                 .ifPresent(candidate -> found.add(new Match(operation, candidate.policy(),
-                        path.substring(0, path.length() - relative(candidate).length())))));
+                        stripSlash(path.substring(0, path.length() - relative(candidate).length())),
+                        relative(candidate).isEmpty()))));
         return found;
+    }
+
+    private static String stripSlash(String path) {
+        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
     }
 
     private static String relative(HttpOperation operation) {
@@ -129,7 +146,8 @@ final class OperationDocumenter {
         extension.put("required", policy.required());
         extension.put("ttl", policy.ttl().toString());
         extension.put("lease", policy.lease().toString());
-        extension.put("scope", policy.scope().name());
+        // A token's use is always its principal's, whatever the scope member says.
+        extension.put("scope", policy.serverIssuedKeys() ? "PRINCIPAL" : policy.scope().name());
         extension.put("serverIssuedKeys", policy.serverIssuedKeys());
         operation.addExtension("x-idempotency", extension);
     }
@@ -171,7 +189,7 @@ final class OperationDocumenter {
             boolean applies = switch (problem) {
                 case MISSING_KEY -> policy.required();
                 case UNKNOWN_TOKEN -> policy.serverIssuedKeys();
-                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS -> false; // non-HTTP callers; the token endpoint
+                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS, ANONYMOUS_TOKEN_REQUEST -> false; // non-HTTP; the token endpoint
                 default -> true;
             };
             if (applies) {

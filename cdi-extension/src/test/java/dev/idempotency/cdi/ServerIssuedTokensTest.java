@@ -17,6 +17,7 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyTokens;
@@ -56,6 +57,14 @@ class ServerIssuedTokensTest {
         @Idempotent(serverIssuedKeys = true)
         public int cancel(@IdempotencyKey String token) {
             return 1000 + executions.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class FailingOpen {
+        @Idempotent(serverIssuedKeys = true, failOpen = true)
+        public int place(@IdempotencyKey String token) {
+            return 1;
         }
     }
 
@@ -140,6 +149,29 @@ class ServerIssuedTokensTest {
             Caller.name = "bob";
             assertThat(tokens.issue().token()).as("other principals are not affected").isNotBlank();
         }
+    }
+
+    @Test
+    void anonymousCallersGetNoTokensUnlessSwitchedOn() {
+        try (WeldContainer container = TestContainers.weld(Orders.class, Caller.class).initialize()) {
+            assertThatThrownBy(() -> container.select(IdempotencyTokens.class).get().issue())
+                    .isInstanceOf(AnonymousTokenRequestException.class).hasMessageContaining("IDEMP0319");
+        }
+        config("idempotency.tokens.anonymous", "true");
+        try (WeldContainer container = TestContainers.weld(Orders.class, Caller.class).initialize()) {
+            String shared = container.select(IdempotencyTokens.class).get().issue().token();
+            assertThat(container.select(Orders.class).get().place(shared)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void tokensThatCouldRunUncheckedOrNeverFitAKeyFailTheDeployment() {
+        assertThatThrownBy(() -> TestContainers.weld(FailingOpen.class, Caller.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0118: bean " + FailingOpen.class.getName() + ", method place:"
+                        + " serverIssuedKeys=true with failOpen=true");
+        config("idempotency.max-key-length", "40");
+        assertThatThrownBy(() -> TestContainers.weld(Orders.class, Caller.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0119").hasStackTraceContaining("idempotency.max-key-length=40");
     }
 
     @Test

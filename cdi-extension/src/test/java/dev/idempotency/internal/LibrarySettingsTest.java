@@ -66,7 +66,9 @@ class LibrarySettingsTest {
         LibrarySettings defaults = load();
         assertThat(defaults.metricsEnabled()).isTrue();
         assertThat(defaults.tokenTtl()).isEqualTo(java.time.Duration.ofMinutes(30));
-        assertThat(defaults.tokensPerPrincipal()).isEqualTo(1000);
+        assertThat(defaults.tokensPerPrincipal()).isEqualTo(100);
+        assertThat(defaults.anonymousTokens()).isFalse();
+        assertThat(defaults.openApiEnabled()).isTrue();
         assertThat(defaults.tieredFrontPause()).isEqualTo(java.time.Duration.ofSeconds(5));
 
         config.put("idempotency.metrics.enabled", "yes");

@@ -79,7 +79,7 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
 
     @Override
     protected IdempotencyStore createStore() {
-        return new TieredIdempotencyStore(front, back, Duration.ofSeconds(5), clock::get);
+        return new TieredIdempotencyStore(front, back, Duration.ofSeconds(5), clock::get, new TransactionGuard());
     }
 
     @Override
@@ -119,6 +119,25 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         assertThat(((ClaimResult.Existing) answer).record().state()).isEqualTo(RecordState.COMPLETED);
         assertThat(front.find(key)).as("copied to the front for the next retries").get()
                 .extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void anotherRequestWithTheKeyNeverGetsACopyOfTheFirstOnesOutcome() {
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) back.claim(key, "fp-first", LONG)).owner();
+        back.complete(key, owner, sampleOutcome(), LONG); // the front forgot it (restarted empty)
+
+        ClaimResult other = tiered().claim(key, "fp-other", LONG);
+
+        assertThat(((ClaimResult.Existing) other).record().fingerprint()).isEqualTo("fp-first");
+        assertThat(front.find(key)).as("no copy under the other request's fingerprint").isEmpty();
+        ClaimResult retryOfOther = tiered().claim(key, "fp-other", LONG);
+        assertThat(((ClaimResult.Existing) retryOfOther).record().fingerprint())
+                .as("its retry is still told the key is another request's").isEqualTo("fp-first");
+        ClaimResult retryOfFirst = tiered().claim(key, "fp-first", LONG);
+        assertThat(((ClaimResult.Existing) retryOfFirst).record().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(front.find(key)).as("the first request's retry makes the copy").get()
+                .extracting(IdempotencyRecord::fingerprint).isEqualTo("fp-first");
     }
 
     @Test

@@ -186,6 +186,7 @@ abstract class HttpContractChecks extends OnSampleApp {
             }
         }
         assertThat(refused).as("the 21st token within the ttl is refused").isNotNull();
+        assertProblem(http.postJson("api/tokens", null, "", null), 403, "anonymous-token-request");
         assertProblem(refused, 429, "too-many-tokens");
         assertThat(refused.headers().firstValue("Retry-After")).isPresent();
         assertThat(tokenFor("alice")).as("other callers still get theirs").isNotBlank();
