@@ -10,6 +10,7 @@ import jakarta.inject.Inject;
 
 import dev.idempotency.internal.HttpOperation;
 import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.internal.Lazy;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
@@ -34,13 +35,16 @@ public class IdempotencyRuntime {
     @Inject
     CurrentHttpClaim currentHttpClaim;
 
-    private final TransactionGuard transactions = new TransactionGuard();
-    private ReplayCache replayCache;
-    private volatile OutcomeEvents outcomeEvents;
-    private volatile TokenRegistry tokens;
-
     @Inject
     BeanManager beanManager;
+
+    private final TransactionGuard transactions = new TransactionGuard();
+    private final Lazy<ReplayCache> replayCache = new Lazy<>(() -> store.keepsRecordsInThisJvm() ? ReplayCache.off()
+            : new ReplayCache(settings().replayCacheMaxBytes(), settings().replayCacheTtl(), System::nanoTime));
+    private final Lazy<OutcomeEvents> outcomeEvents = new Lazy<>(
+            () -> OutcomeListeners.resolve(beanManager, extension.metricsCounted()));
+    private final Lazy<TokenRegistry> tokens = new Lazy<>(() -> new TokenRegistry(store, settings().tokenTtl(),
+            settings().tokensPerPrincipal(), settings().anonymousTokens()));
 
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
@@ -56,13 +60,8 @@ public class IdempotencyRuntime {
      * @return the completed records read from the store, kept for the next retries; off for a
      *     store whose records are in this JVM already
      */
-    public synchronized ReplayCache replayCache() {
-        if (replayCache == null) {
-            LibrarySettings settings = settings();
-            replayCache = store.keepsRecordsInThisJvm() ? ReplayCache.off()
-                    : new ReplayCache(settings.replayCacheMaxBytes(), settings.replayCacheTtl(), System::nanoTime);
-        }
-        return replayCache;
+    public ReplayCache replayCache() {
+        return replayCache.get();
     }
 
     /**
@@ -70,33 +69,12 @@ public class IdempotencyRuntime {
      *     (the application's observers are all known then)
      */
     public OutcomeEvents outcomeEvents() {
-        OutcomeEvents resolved = outcomeEvents;
-        if (resolved == null) {
-            synchronized (this) {
-                resolved = outcomeEvents;
-                if (resolved == null) {
-                    resolved = OutcomeListeners.resolve(beanManager, extension.metricsCounted());
-                    outcomeEvents = resolved;
-                }
-            }
-        }
-        return resolved;
+        return outcomeEvents.get();
     }
 
     /** @return the server-issued tokens, kept in the selected store */
     public TokenRegistry tokens() {
-        TokenRegistry registry = tokens;
-        if (registry == null) {
-            synchronized (this) {
-                registry = tokens;
-                if (registry == null) {
-                    registry = new TokenRegistry(store, settings().tokenTtl(), settings().tokensPerPrincipal(),
-                            settings().anonymousTokens());
-                    tokens = registry;
-                }
-            }
-        }
-        return registry;
+        return tokens.get();
     }
 
     /** @return the library settings */
