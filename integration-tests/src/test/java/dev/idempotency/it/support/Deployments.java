@@ -129,6 +129,20 @@ public final class Deployments {
 
     /**
      * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param persistenceXml a test resource to use as the persistence unit (on PostgreSQL)
+     * @param classes the test classes to add (the unit's extra entities among them)
+     * @return the sample WAR on PostgreSQL with a persistence unit of the test's own
+     */
+    public static WebArchive sampleAppWithUnit(String name, String config, String persistenceXml, Class<?>... classes) {
+        WebArchive archive = sampleApp(name, config);
+        archive.delete(PERSISTENCE);
+        archive.addAsResource(persistenceXml, "META-INF/persistence.xml");
+        return archive.addClasses(classes);
+    }
+
+    /**
+     * @param name the archive name (the context root)
      * @return the sample WAR exactly as built: the demo, on the server's default datasource
      */
     public static WebArchive sampleAppAsBuilt(String name) {

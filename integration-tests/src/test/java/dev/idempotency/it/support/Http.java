@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -168,15 +169,38 @@ public final class Http {
      */
     public static List<HttpResponse<byte[]>> postAllAtOnce(List<Http> targets, String path, String key, String json,
             int count) throws Exception {
-        ExecutorService senders = Executors.newFixedThreadPool(count);
+        List<Callable<HttpResponse<byte[]>>> requests = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Http target = targets.get(i % targets.size());
+            requests.add(() -> target.postJson(path, key, json));
+        }
+        return allAtOnce(requests);
+    }
+
+    /**
+     * Sends one POST without key or body to each path, each from its own thread, all released at once.
+     *
+     * @param paths the paths, relative to the deployment
+     * @return the answers, in the order of the paths
+     * @throws Exception when a request fails or takes longer than 120 s
+     */
+    public List<HttpResponse<byte[]>> postEachAtOnce(List<String> paths) throws Exception {
+        List<Callable<HttpResponse<byte[]>>> requests = new ArrayList<>();
+        for (String path : paths) {
+            requests.add(() -> postJson(path, null, ""));
+        }
+        return allAtOnce(requests);
+    }
+
+    private static List<HttpResponse<byte[]>> allAtOnce(List<Callable<HttpResponse<byte[]>>> requests) throws Exception {
+        ExecutorService senders = Executors.newFixedThreadPool(requests.size());
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                Http target = targets.get(i % targets.size());
+            for (Callable<HttpResponse<byte[]>> request : requests) {
                 futures.add(senders.submit(() -> {
                     start.await();
-                    return target.postJson(path, key, json);
+                    return request.call();
                 }));
             }
             start.countDown();
