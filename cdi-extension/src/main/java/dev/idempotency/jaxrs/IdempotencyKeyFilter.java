@@ -115,12 +115,9 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         try {
             claim = store.claim(scopedKey, fingerprint, policy.lease());
         } catch (RuntimeException e) {
-            CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), policy.failOpen()), e);
-            events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
+            Response unavailable = storeFailed(scopedKey, policy.failOpen(), e);
             if (!policy.failOpen()) {
-                request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
-                        "The idempotency store cannot be reached; the request was not executed. Retry later.",
-                        settings.retryAfterSeconds()));
+                request.abortWith(unavailable);
             }
             return;
         }
@@ -151,12 +148,9 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         try {
             issued = tokens.isIssued(principal, token);
         } catch (RuntimeException e) {
-            CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), false), e);
-            events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
+            Response unavailable = storeFailed(scopedKey, false, e);
             OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
-            request.abortWith(ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
-                    "The idempotency store cannot be reached; the request was not executed. Retry later.",
-                    settings.retryAfterSeconds()));
+            request.abortWith(unavailable);
             return false;
         }
         if (!issued) {
@@ -166,6 +160,19 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
                             + " Ask for a new token."));
         }
         return issued;
+    }
+
+    /**
+     * Logs (throttled) and reports a store that could not answer before anything ran.
+     *
+     * @return the {@code 503} answer of an endpoint that fails closed
+     */
+    private Response storeFailed(String scopedKey, boolean failingOpen, RuntimeException cause) {
+        CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), failingOpen), cause);
+        events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
+        return ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
+                "The idempotency store cannot be reached; the request was not executed. Retry later.",
+                settings.retryAfterSeconds());
     }
 
     private Response answerFrom(IdempotencyRecord existing, String fingerprint, String scopedKey) {
