@@ -34,16 +34,25 @@ public final class TransactionGuard {
         if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
             return false;
         }
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
+        try {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
 
-            @Override
-            public void afterCompletion(int status) {
-                onEnd.accept(status == Status.STATUS_COMMITTED);
+                @Override
+                public void afterCompletion(int status) {
+                    onEnd.accept(status == Status.STATUS_COMMITTED);
+                }
+            });
+        } catch (IllegalStateException refused) {
+            if (status != Status.STATUS_MARKED_ROLLBACK) {
+                throw refused;
             }
-        });
+            // Narayana (WildFly) takes no synchronization on a rollback-only transaction (ARJUNA016083),
+            // where Payara's and Liberty's managers do: its end is already decided, a rollback.
+            onEnd.accept(false);
+        }
         return true;
     }
 

@@ -6,7 +6,6 @@ import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Index;
-import jakarta.persistence.Lob;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 
@@ -51,13 +50,18 @@ public class IdempotencyRecordEntity {
     @Column(name = "outcome_status")
     private Integer outcomeStatus;
 
-    /** The replayed headers, one {@code name:value} a line (header values hold no line breaks). */
-    @Lob
-    @Column(name = "outcome_headers")
+    /**
+     * The replayed headers, one {@code name:value} a line (header values hold no line breaks).
+     * Plain strings and bytes, not {@code @Lob}: the shipped DDL has TEXT/BYTEA (PostgreSQL),
+     * LONGTEXT/LONGBLOB (MariaDB), CLOB/BLOB (H2), which both EclipseLink and Hibernate read and
+     * write as values, whereas Hibernate maps a {@code @Lob} to PostgreSQL large objects
+     * ({@code oid}) and then fails on every row. The lengths only matter where the provider
+     * generates the table: PostgreSQL's largest VARCHAR for the headers, a large binary for the body.
+     */
+    @Column(name = "outcome_headers", length = 10_485_760)
     private String outcomeHeaders;
 
-    @Lob
-    @Column(name = "outcome_body")
+    @Column(name = "outcome_body", length = Integer.MAX_VALUE)
     private byte[] outcomeBody;
 
     @Column(name = "body_stored")
