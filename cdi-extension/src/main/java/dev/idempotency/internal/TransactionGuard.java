@@ -70,6 +70,22 @@ public final class TransactionGuard {
         return transactions != null && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION;
     }
 
+    /**
+     * @return whether this thread is associated with a JTA transaction that takes no more work: it
+     *     is committing or has ended. Narayana (WildFly) runs a synchronization's
+     *     {@code afterCompletion} with the ended transaction still on the thread, where
+     *     {@code REQUIRED} would join it instead of beginning a new one.
+     */
+    public boolean ended() {
+        TransactionSynchronizationRegistry transactions = registry();
+        if (transactions == null) {
+            return false;
+        }
+        int status = transactions.getTransactionStatus();
+        return status != Status.STATUS_NO_TRANSACTION && status != Status.STATUS_ACTIVE
+                && status != Status.STATUS_MARKED_ROLLBACK;
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         TransactionSynchronizationRegistry transactions = registry();
