@@ -10,15 +10,17 @@ import java.time.Duration;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.it.broken.AsynchronousEjbConsumer;
 import dev.idempotency.it.broken.BrokenConsumers;
 import dev.idempotency.it.consumers.OrderMessage;
 import dev.idempotency.it.support.Deployments;
-import dev.idempotency.it.support.PayaraMicroProcess;
+import dev.idempotency.it.support.ServerProcess;
 
 /**
  * A bad configuration value or definition fails the deployment, with a coded message that names
- * the bean, the method, the config key, the value and what is allowed. Runs Payara Micro as its own
- * process (loopback only) and reads its log; the process is always stopped.
+ * the bean, the method, the config key, the value and what is allowed. Runs the pass's server
+ * (Payara Micro, WildFly, Open Liberty) as a process of its own, loopback only, and reads its log;
+ * the process is always stopped.
  */
 class DeploymentFailureIT {
 
@@ -39,7 +41,7 @@ class DeploymentFailureIT {
         WebArchive war = Deployments.sampleApp("bad-consumers", "")
                 .addClasses(OrderMessage.class, BrokenConsumers.class, BrokenConsumers.NoKeySource.class,
                         BrokenConsumers.BadPath.class, BrokenConsumers.KeyWithoutIdempotent.class,
-                        BrokenConsumers.StreamResult.class, BrokenConsumers.AsynchronousEjb.class);
+                        BrokenConsumers.StreamResult.class, AsynchronousEjbConsumer.class);
 
         String log = deployAndReadLog(war, "bad-consumers");
 
@@ -52,19 +54,19 @@ class DeploymentFailureIT {
                         + "parameter of a method without @Idempotent")
                 .contains("IDEMP0112: bean " + broken + "StreamResult, method onMessage: the return type "
                         + "java.util.stream.Stream<java.lang.String> cannot be stored and replayed")
-                .contains("IDEMP0113: bean " + broken + "AsynchronousEjb, method onMessage: @Idempotent is not supported on "
-                        + "EJB @Asynchronous methods");
+                .contains("IDEMP0113: bean " + AsynchronousEjbConsumer.class.getName()
+                        + ", method onMessage: @Idempotent is not supported on EJB @Asynchronous methods");
     }
 
-    /** Deploys the archive on a Payara Micro of its own, asserts it was refused, and returns the log. */
+    /** Deploys the archive on a server of its own, asserts it was refused, and returns the log. */
     private static String deployAndReadLog(WebArchive archive, String name) throws Exception {
-        try (PayaraMicroProcess payara = PayaraMicroProcess.start(name, archive)) {
+        try (ServerProcess server = ServerProcess.start(name, archive)) {
             HttpResponse<String> answer = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(payara.url(name).toURI().resolve("api/payments/executions"))
+                    HttpRequest.newBuilder(server.url(name).toURI().resolve("api/payments/executions"))
                             .timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(answer.statusCode()).as("the application is not deployed").isEqualTo(404);
-            return payara.log();
+            return server.log();
         }
     }
 }

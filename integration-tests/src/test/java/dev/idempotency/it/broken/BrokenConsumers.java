@@ -8,7 +8,10 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.it.consumers.OrderMessage;
 
-/** Definitions that must each fail the deployment with their own coded message. */
+/**
+ * Definitions that must each fail the deployment with their own coded message (the EJB one is
+ * {@link AsynchronousEjbConsumer}: an enterprise bean class must be top-level, Liberty insists).
+ */
 public final class BrokenConsumers {
 
     private BrokenConsumers() {
@@ -43,16 +46,6 @@ public final class BrokenConsumers {
         @Idempotent
         public Stream<String> onMessage(@IdempotencyKey("orderNo") OrderMessage message) {
             return Stream.empty();
-        }
-    }
-
-    /** IDEMP0113: an EJB @Asynchronous method. */
-    @jakarta.ejb.Stateless
-    public static class AsynchronousEjb {
-        @Idempotent
-        @jakarta.ejb.Asynchronous
-        public java.util.concurrent.Future<String> onMessage(@IdempotencyKey("orderNo") OrderMessage message) {
-            return new jakarta.ejb.AsyncResult<>(message.orderNo());
         }
     }
 }

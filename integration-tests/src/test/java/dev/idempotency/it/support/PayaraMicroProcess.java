@@ -19,7 +19,7 @@ import dev.idempotency.testing.ChildProcess;
  * deployment that must fail). Loopback only, like every server the tests start; always stopped,
  * by its process handle (its PID), when closed.
  */
-public final class PayaraMicroProcess implements AutoCloseable {
+public final class PayaraMicroProcess implements ServerProcess {
 
     private final ChildProcess process;
     private final int port;
@@ -70,39 +70,19 @@ public final class PayaraMicroProcess implements AutoCloseable {
         command.add("--port");
         command.add(String.valueOf(port));
         Path log = work.resolve("payara.log");
-        PayaraMicroProcess server = new PayaraMicroProcess(ChildProcess.start(command, log), port);
-        try {
-            server.awaitReady(Duration.ofSeconds(150));
-        } catch (Exception | Error e) {
-            server.close();
-            throw e;
-        }
-        return server;
+        ChildProcess process = ChildProcess.start(command, log);
+        PayaraMicroProcess server = new PayaraMicroProcess(process, port);
+        return ServerStart.awaitReady(server, process, Duration.ofSeconds(150), () -> server.log().contains(" ready in "));
     }
 
-    /** @return everything the server logged so far */
+    @Override
     public String log() throws IOException {
         return process.logText();
     }
 
-    /**
-     * @param contextRoot an application's context root
-     * @return its base URL on loopback
-     */
+    @Override
     public URL url(String contextRoot) throws IOException {
         return new URL("http://localhost:" + port + "/" + contextRoot + "/");
-    }
-
-    private void awaitReady(Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (log().contains(" ready in ")) {
-                return;
-            }
-            process.assertAlive();
-            Thread.sleep(500);
-        }
-        throw new AssertionError("Payara Micro did not start within " + timeout + "; see " + process.log());
     }
 
     /**
