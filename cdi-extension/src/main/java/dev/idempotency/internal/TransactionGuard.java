@@ -24,12 +24,18 @@ public final class TransactionGuard {
 
     /**
      * @param onEnd called after the transaction ended, with {@code true} if it committed
-     * @return {@code true} if a transaction is active and {@code onEnd} will be called when it
-     *     ends; {@code false} if there is none (then the caller ends the claim itself)
+     * @return {@code true} if a transaction is on this thread and {@code onEnd} will be (or, for
+     *     one whose rollback is already decided, was) called with its end; {@code false} if there
+     *     is none, or it committed already (then the caller ends the claim itself)
      */
     public boolean whenTransactionEnds(Consumer<Boolean> onEnd) {
         TransactionSynchronizationRegistry transactions = registry();
         int status = transactions == null ? Status.STATUS_NO_TRANSACTION : transactions.getTransactionStatus();
+        if (rollingBackOrRolledBack(status)) {
+            // Rolled back under the method (a transaction timeout's reaper): the work never happened.
+            onEnd.accept(false);
+            return true;
+        }
         // A transaction already marked rollback-only will roll back: it counts as well as an active one.
         if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
             return false;
@@ -46,11 +52,12 @@ public final class TransactionGuard {
                 }
             });
         } catch (IllegalStateException refused) {
-            if (status != Status.STATUS_MARKED_ROLLBACK) {
+            if (transactions.getTransactionStatus() == Status.STATUS_ACTIVE) {
                 throw refused;
             }
             // Narayana (WildFly) takes no synchronization on a rollback-only transaction (ARJUNA016083),
-            // where Payara's and Liberty's managers do: its end is already decided, a rollback.
+            // where Payara's and Liberty's managers do; or it was doomed since the status was read: its
+            // end is already decided, a rollback.
             onEnd.accept(false);
         }
         return true;
@@ -71,19 +78,26 @@ public final class TransactionGuard {
     }
 
     /**
-     * @return whether this thread is associated with a JTA transaction that takes no more work: it
-     *     is committing or has ended. Narayana (WildFly) runs a synchronization's
-     *     {@code afterCompletion} with the ended transaction still on the thread, where
-     *     {@code REQUIRED} would join it instead of beginning a new one.
+     * @return whether this thread still carries a transaction that has committed: Narayana
+     *     (WildFly) runs a synchronization's {@code afterCompletion} so, where {@code REQUIRED}
+     *     would join the ended transaction instead of beginning a new one
      */
-    public boolean ended() {
+    public boolean committed() {
         TransactionSynchronizationRegistry transactions = registry();
-        if (transactions == null) {
-            return false;
-        }
-        int status = transactions.getTransactionStatus();
-        return status != Status.STATUS_NO_TRANSACTION && status != Status.STATUS_ACTIVE
-                && status != Status.STATUS_MARKED_ROLLBACK;
+        return transactions != null && transactions.getTransactionStatus() == Status.STATUS_COMMITTED;
+    }
+
+    /**
+     * @return whether this thread's transaction is rolling back or rolled back (a timeout's reaper
+     *     may do that under a running method): nothing may commit on its behalf
+     */
+    public boolean rolledBack() {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions != null && rollingBackOrRolledBack(transactions.getTransactionStatus());
+    }
+
+    private static boolean rollingBackOrRolledBack(int status) {
+        return status == Status.STATUS_ROLLEDBACK || status == Status.STATUS_ROLLING_BACK;
     }
 
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */

@@ -30,8 +30,8 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * commits the caller's writes, which the caller's rollback can no longer undo. Without a
  * caller's transaction (the JAX-RS filter's claim, releases and completions after the commit)
  * the work runs on the calling thread. A completion run from the caller's {@code afterCompletion}
- * while the ended transaction is still on the thread (WildFly's Narayana) is work of its own too,
- * on such a thread.
+ * while the committed transaction is still on the thread (WildFly's Narayana) is work of its own
+ * too, on such a thread; work that would join a transaction rolled back under it is refused.
  *
  * <p>The threads are the store's own, not the server's default managed executor: callers often
  * run on that executor themselves (message consumers, batch workers), and once all its threads
@@ -81,11 +81,15 @@ public class SeparateRecordTransactions implements RecordTransactions {
 
     @Override
     public <T> T inCallerTransaction(Function<EntityManager, T> work) {
-        if (caller.ended()) {
-            // A completion from the caller's afterCompletion, the caller's transaction still on the
+        if (caller.committed()) {
+            // A completion from the caller's afterCompletion, the committed transaction still on the
             // thread (Narayana): joining it would run the update outside any live transaction and keep
             // its row lock; the completion gets a transaction of its own.
             return inNewTransaction(work);
+        }
+        if (caller.rolledBack()) {
+            // The caller's work was rolled back (a timeout): what would join it must not commit alone.
+            throw new IdempotencyStoreException("the caller's transaction rolled back; nothing is recorded for it");
         }
         return transactions.inCallerTransaction(work);
     }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import org.jboss.shrinkwrap.api.Archive;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -60,7 +61,7 @@ final class LibertyProcess implements ServerProcess {
         for (Archive<?> archive : archives) {
             String application = archive.getName().replaceFirst("\\.[a-z]+$", "");
             all &= log.contains("CWWKZ0001I: Application " + application + " started")
-                    || log.matches("(?s).*CWWKZ000[2-9]E: [^\\n]*\\b" + application + "\\b.*");
+                    || log.matches("(?s).*CWWKZ000[2-9]E: [^\\n]*\\b" + Pattern.quote(application) + "\\b.*");
         }
         return all;
     }

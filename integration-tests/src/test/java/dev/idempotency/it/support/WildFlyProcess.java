@@ -49,6 +49,14 @@ final class WildFlyProcess implements ServerProcess {
         Path base = Path.of("target", "wildfly-" + name).toAbsolutePath();
         deleteRecursively(base);
         copyRecursively(home.resolve("standalone/configuration"), base.resolve("configuration"));
+        // The Arquillian pass's server shares that configuration: none of its deployments come along.
+        Path config = base.resolve("configuration/standalone.xml");
+        Files.writeString(config, Files.readString(config).replaceAll("(?s)<deployments>.*?</deployments>", ""));
+        int http = 8080 + PORT_OFFSET;
+        if (!ChildProcess.free(http) || !ChildProcess.free(9990 + PORT_OFFSET)) {
+            throw new IllegalStateException("port " + http + " or " + (9990 + PORT_OFFSET) + " is taken on loopback: "
+                    + "another process would answer for the WildFly of " + name);
+        }
         Path deployments = Files.createDirectories(base.resolve("deployments"));
         for (Archive<?> archive : archives) {
             archive.as(ZipExporter.class).exportTo(deployments.resolve(archive.getName()).toFile(), true);
