@@ -35,8 +35,8 @@ import dev.idempotency.spi.IdempotencyStoreException;
  *
  * <p>The threads are the store's own, not the server's default managed executor: callers often
  * run on that executor themselves (message consumers, batch workers), and once all its threads
- * wait for store work queued behind them, nothing runs (WildFly's has as many threads as the
- * machine has cores). The pool grows with the callers waiting and shrinks after a minute idle.
+ * wait for store work queued behind them, nothing runs (WildFly's has only a few threads: four
+ * on a two-core machine). The pool grows with the callers waiting and shrinks after a minute idle.
  */
 @ApplicationScoped
 public class SeparateRecordTransactions implements RecordTransactions {
