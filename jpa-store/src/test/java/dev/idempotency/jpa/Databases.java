@@ -27,11 +27,28 @@ final class Databases {
      * @return a factory on the database
      */
     static EntityManagerFactory fresh(String url, String user, String ddl) throws SQLException, IOException {
+        return fresh(url, user, ddl, "idempotency-test");
+    }
+
+    /**
+     * Recreates the table from the jar's DDL and opens a test persistence unit on it.
+     *
+     * @param url the JDBC URL
+     * @param user the user
+     * @param ddl the DDL file name under META-INF/idempotency/ddl
+     * @param unit the unit: {@code idempotency-test} (EclipseLink) or {@code idempotency-test-hibernate}
+     * @return a factory on the database
+     */
+    static EntityManagerFactory fresh(String url, String user, String ddl, String unit) throws SQLException, IOException {
         try (Connection connection = DriverManager.getConnection(url, user, "");
                 Statement statement = connection.createStatement()) {
             ShippedDdl.recreate(statement, ddl);
         }
-        return open(url, user, "main");
+        return Persistence.createEntityManagerFactory(unit, Map.of(
+                "jakarta.persistence.jdbc.url", url,
+                "jakarta.persistence.jdbc.user", user,
+                "jakarta.persistence.jdbc.password", "",
+                "eclipselink.session-name", "idempotency-test-main"));
     }
 
     /**

@@ -21,15 +21,25 @@ abstract class JpaStoreContractTest extends IdempotencyStoreContractTest {
     /** @return the DDL file under META-INF/idempotency/ddl */
     abstract String ddl();
 
+    /** @return the test persistence unit, so the provider: EclipseLink unless overridden */
+    String unit() {
+        return "idempotency-test";
+    }
+
     @Override
     protected IdempotencyStore createStore() throws Exception {
-        if (!url().equals(openedFor)) {
+        if (!(unit() + " " + url()).equals(openedFor)) {
             if (factory != null) {
                 factory.close();
             }
-            factory = Databases.fresh(url(), user(), ddl());
-            openedFor = url();
+            factory = Databases.fresh(url(), user(), ddl(), unit());
+            openedFor = unit() + " " + url();
         }
         return new JpaIdempotencyStore(new JpaRecords(new ResourceLocalTransactions(factory)));
+    }
+
+    /** @return the unit the store under test runs on */
+    static EntityManagerFactory factory() {
+        return factory;
     }
 }
