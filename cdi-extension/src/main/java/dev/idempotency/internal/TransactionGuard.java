@@ -30,7 +30,7 @@ public final class TransactionGuard {
      */
     public boolean whenTransactionEnds(Consumer<Boolean> onEnd) {
         TransactionSynchronizationRegistry transactions = registry();
-        int status = transactions == null ? Status.STATUS_NO_TRANSACTION : transactions.getTransactionStatus();
+        int status = status(transactions);
         if (rollingBackOrRolledBack(status)) {
             // Rolled back under the method (a transaction timeout's reaper): the work never happened.
             onEnd.accept(false);
@@ -66,15 +66,14 @@ public final class TransactionGuard {
     /** Marks the thread's transaction, if any, rollback-only: it must not commit, whoever catches what. */
     public void setRollbackOnly() {
         TransactionSynchronizationRegistry transactions = registry();
-        if (transactions != null && transactions.getTransactionStatus() == Status.STATUS_ACTIVE) {
+        if (status(transactions) == Status.STATUS_ACTIVE) {
             transactions.setRollbackOnly();
         }
     }
 
     /** @return whether a JTA transaction is associated with this thread, in whatever state */
     public boolean present() {
-        TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION;
+        return status(registry()) != Status.STATUS_NO_TRANSACTION;
     }
 
     /**
@@ -83,8 +82,7 @@ public final class TransactionGuard {
      *     would join the ended transaction instead of beginning a new one
      */
     public boolean committed() {
-        TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null && transactions.getTransactionStatus() == Status.STATUS_COMMITTED;
+        return status(registry()) == Status.STATUS_COMMITTED;
     }
 
     /**
@@ -92,8 +90,7 @@ public final class TransactionGuard {
      *     may do that under a running method): nothing may commit on its behalf
      */
     public boolean rolledBack() {
-        TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null && rollingBackOrRolledBack(transactions.getTransactionStatus());
+        return rollingBackOrRolledBack(status(registry()));
     }
 
     private static boolean rollingBackOrRolledBack(int status) {
@@ -102,8 +99,12 @@ public final class TransactionGuard {
 
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
-        TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null && transactions.getTransactionStatus() == Status.STATUS_ACTIVE;
+        return status(registry()) == Status.STATUS_ACTIVE;
+    }
+
+    /** @return the thread's transaction status; no transaction where there is no JTA */
+    private static int status(TransactionSynchronizationRegistry transactions) {
+        return transactions == null ? Status.STATUS_NO_TRANSACTION : transactions.getTransactionStatus();
     }
 
     private TransactionSynchronizationRegistry registry() {

@@ -38,6 +38,11 @@ public final class ChildProcess implements AutoCloseable {
         return new ChildProcess(process, log);
     }
 
+    /** @return the {@code java} of the JVM running the tests: the servers they start run on the same Java */
+    public static String javaOfThisJvm() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
     /**
      * @return everything it logged so far
      * @throws IOException when the log cannot be read

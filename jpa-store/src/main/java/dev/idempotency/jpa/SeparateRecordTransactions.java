@@ -24,8 +24,8 @@ import dev.idempotency.spi.IdempotencyStoreException;
 /**
  * The JPA store's transactions, with one rule: a transaction of the store's own never begins on
  * a thread whose caller's transaction is still open. There it runs on a thread of the store's
- * own, made by Jakarta Concurrency's default managed thread factory, and the caller waits for it. The reason is Payara's: a
- * {@code REQUIRES_NEW} begun while the caller's transaction holds flushed writes on a non-XA
+ * own, made by Jakarta Concurrency's default managed thread factory, and the caller waits for it.
+ * The reason is Payara's: a {@code REQUIRES_NEW} begun while the caller's transaction holds flushed writes on a non-XA
  * pool (such as {@code jdbc/__default}) enlists the caller's connection, and its commit then
  * commits the caller's writes, which the caller's rollback can no longer undo. Without a
  * caller's transaction (the JAX-RS filter's claim, releases and completions after the commit)

@@ -12,6 +12,7 @@ import org.jboss.shrinkwrap.api.Archive;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 
 import dev.idempotency.testing.ChildProcess;
+import dev.idempotency.testing.WorkFolders;
 
 /**
  * The Open Liberty that the liberty profile unpacked ({@code liberty.wlpHome}), started by a test
@@ -35,7 +36,7 @@ final class LibertyProcess implements ServerProcess {
         Path template = wlp.resolve("usr/servers").resolve(System.getProperty("liberty.serverName"));
         String serverName = "it-" + name;
         Path serverDir = wlp.resolve("usr/servers").resolve(serverName);
-        WildFlyProcess.deleteRecursively(serverDir);
+        WorkFolders.deleteTree(serverDir);
         Files.createDirectories(serverDir.resolve("lib"));
         Files.copy(template.resolve("server.xml"), serverDir.resolve("server.xml"));
         Files.copy(template.resolve("lib/postgresql.jar"), serverDir.resolve("lib/postgresql.jar"));

@@ -54,8 +54,7 @@ public final class PayaraMicroProcess implements ServerProcess {
     public static PayaraMicroProcess start(String name, List<String> jvmOptions, Archive<?>... archives) throws Exception {
         Path work = Files.createDirectories(Path.of("target", "payara-" + name));
         // The tests' own Java, as the Arquillian adapter does: Payara Micro 7 needs the Java 25 its pass runs on.
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Dhazelcast.socket.bind.any=false"));
+        List<String> command = new ArrayList<>(List.of(ChildProcess.javaOfThisJvm(), "-Dhazelcast.socket.bind.any=false"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", System.getProperty("payara.microJar"),
                 "--clustermode", "tcpip:127.0.0.1:6900", "--interfaces", "127.0.0.1",

@@ -1,6 +1,5 @@
 package dev.idempotency.it.support;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Files;
@@ -14,6 +13,7 @@ import org.jboss.shrinkwrap.api.Archive;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 
 import dev.idempotency.testing.ChildProcess;
+import dev.idempotency.testing.WorkFolders;
 
 /**
  * The WildFly that the wildfly profile provisioned ({@code jboss.home}), started by a test on a
@@ -23,6 +23,8 @@ import dev.idempotency.testing.ChildProcess;
 final class WildFlyProcess implements ServerProcess {
 
     private static final int PORT_OFFSET = 200;
+    private static final int HTTP_PORT = 8080 + PORT_OFFSET;
+    private static final int MANAGEMENT_PORT = 9990 + PORT_OFFSET;
     /** What bin/standalone.sh gives the JVM on Java 17 and later. */
     private static final List<String> MODULE_OPTIONS = List.of(
             "--add-exports=java.desktop/sun.awt=ALL-UNNAMED", "--add-exports=java.naming/com.sun.jndi.ldap=ALL-UNNAMED",
@@ -47,22 +49,20 @@ final class WildFlyProcess implements ServerProcess {
     static WildFlyProcess start(String name, Archive<?>... archives) throws Exception {
         Path home = Path.of(System.getProperty("jboss.home"));
         Path base = Path.of("target", "wildfly-" + name).toAbsolutePath();
-        deleteRecursively(base);
+        WorkFolders.deleteTree(base);
         copyRecursively(home.resolve("standalone/configuration"), base.resolve("configuration"));
         // The Arquillian pass's server shares that configuration: none of its deployments come along.
         Path config = base.resolve("configuration/standalone.xml");
         Files.writeString(config, Files.readString(config).replaceAll("(?s)<deployments>.*?</deployments>", ""));
-        int http = 8080 + PORT_OFFSET;
-        if (!ChildProcess.free(http) || !ChildProcess.free(9990 + PORT_OFFSET)) {
-            throw new IllegalStateException("port " + http + " or " + (9990 + PORT_OFFSET) + " is taken on loopback: "
+        if (!ChildProcess.free(HTTP_PORT) || !ChildProcess.free(MANAGEMENT_PORT)) {
+            throw new IllegalStateException("port " + HTTP_PORT + " or " + MANAGEMENT_PORT + " is taken on loopback: "
                     + "another process would answer for the WildFly of " + name);
         }
         Path deployments = Files.createDirectories(base.resolve("deployments"));
         for (Archive<?> archive : archives) {
             archive.as(ZipExporter.class).exportTo(deployments.resolve(archive.getName()).toFile(), true);
         }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-D[Standalone]", "-Xms64m", "-Xmx512m", "-Djava.net.preferIPv4Stack=true",
+        List<String> command = new ArrayList<>(List.of(ChildProcess.javaOfThisJvm(), "-D[Standalone]", "-Xms64m", "-Xmx512m", "-Djava.net.preferIPv4Stack=true",
                 "-Djboss.bind.address=127.0.0.1", "-Djboss.bind.address.management=127.0.0.1",
                 "-Djboss.socket.binding.port-offset=" + PORT_OFFSET));
         command.addAll(MODULE_OPTIONS);
@@ -75,7 +75,7 @@ final class WildFlyProcess implements ServerProcess {
         WildFlyProcess server = new WildFlyProcess(process, base);
         // The deployment scanner marks each archive .deployed or .failed (with the reason).
         return ServerStart.awaitReady(server, process, Duration.ofSeconds(150), () -> Stream.of(archives)
-                .map(archive -> base.resolve("deployments").resolve(archive.getName()))
+                .map(archive -> deployments.resolve(archive.getName()))
                 .allMatch(file -> Files.exists(Path.of(file + ".deployed")) || Files.exists(Path.of(file + ".failed"))));
     }
 
@@ -87,7 +87,7 @@ final class WildFlyProcess implements ServerProcess {
 
     @Override
     public URL url(String contextRoot) throws IOException {
-        return new URL("http://localhost:" + (8080 + PORT_OFFSET) + "/" + contextRoot + "/");
+        return new URL("http://localhost:" + HTTP_PORT + "/" + contextRoot + "/");
     }
 
     @Override
@@ -95,7 +95,7 @@ final class WildFlyProcess implements ServerProcess {
         process.close();
     }
 
-    static void copyRecursively(Path from, Path to) throws IOException {
+    private static void copyRecursively(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 Path target = to.resolve(from.relativize(file).toString());
@@ -105,15 +105,6 @@ final class WildFlyProcess implements ServerProcess {
                     Files.copy(file, target);
                 }
             }
-        }
-    }
-
-    static void deleteRecursively(Path folder) throws IOException {
-        if (!Files.exists(folder)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(folder)) {
-            files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
         }
     }
 }
