@@ -86,7 +86,7 @@ public class MethodInvocations {
         String key = ScopedKey.of(plan.policy(), caller, rawKey);
         ClaimResult claim;
         try {
-            claim = runtime.store().claim(key, fingerprint, plan.policy().lease());
+            claim = runtime.store().claim(key, fingerprint, plan.policy().lease(), plan.policy().ttl());
         } catch (RuntimeException e) {
             events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             if (plan.policy().failOpen()) {

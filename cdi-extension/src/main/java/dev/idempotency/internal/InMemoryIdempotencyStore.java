@@ -27,6 +27,10 @@ import dev.idempotency.spi.StoredOutcome;
  * expiry by the JVM's monotonic clock ({@link System#nanoTime()}), so wall-clock changes do not
  * move it. SINGLE-NODE: other instances do not see its keys, and a restart forgets them.
  *
+ * <p>A claim's record is kept for the retention given to {@link #claim}, its lease ending sooner:
+ * after the lease only the same request takes it over, and until a takeover its owner still
+ * completes it.
+ *
  * <p>Bounded: at {@code idempotency.memory.max-entries} live records it refuses new claims with
  * {@link IdempotencyStoreException} (fail closed, HTTP 503) rather than evict a record a retry
  * may still need. Expired records are swept at most once a second, by whichever claim or
@@ -83,13 +87,13 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         long now = nanoClock.getAsLong();
         sweep(now, false);
-        ClaimResult result = tryClaim(key, fingerprint, lease, now);
+        ClaimResult result = tryClaim(key, fingerprint, lease, retention, now);
         if (result == null) {
             sweep(now, true);
-            result = tryClaim(key, fingerprint, lease, now); // another thread's sweep may have made room
+            result = tryClaim(key, fingerprint, lease, retention, now); // another thread's sweep may have made room
         }
         if (result == null) {
             throw new IdempotencyStoreException(Messages.inMemoryStoreFull(maxEntries));
@@ -98,10 +102,12 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /** @return the claim's result, or {@code null} when the store is full */
-    private ClaimResult tryClaim(String key, String fingerprint, Duration lease, long now) {
+    private ClaimResult tryClaim(String key, String fingerprint, Duration lease, Duration retention, long now) {
         ClaimResult[] result = new ClaimResult[1];
         entries.compute(key, (k, current) -> {
-            if (current != null && !current.expiredAt(now)) {
+            boolean takeover = current != null && !current.expiredAt(now) && current.abandonedAt(now)
+                    && current.fingerprint.equals(fingerprint);
+            if (current != null && !current.expiredAt(now) && !takeover) {
                 result[0] = new ClaimResult.Existing(current.toRecord(k, now));
                 return current;
             }
@@ -109,8 +115,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                 return null; // result stays null: full (the slot is reserved atomically otherwise)
             }
             String owner = UUID.randomUUID().toString();
-            result[0] = new ClaimResult.Acquired(owner, current != null && current.state == RecordState.IN_PROGRESS);
-            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + lease.toNanos(), 0);
+            result[0] = new ClaimResult.Acquired(owner, takeover);
+            long kept = Math.max(lease.toNanos(), retention.toNanos());
+            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept, now + lease.toNanos());
         });
         return result[0];
     }
@@ -137,8 +144,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Applies a change to the record only while {@code owner} holds its live in-progress claim (or,
-     * if {@code orExecuted}, its executed record); true if it did.
+     * Applies a change to the record only while {@code owner} holds its in-progress claim (or, if
+     * {@code orExecuted}, its executed record); true if it did. The lease does not matter: only a
+     * takeover (a new owner) or the end of the record's retention ends an owner's hold.
      */
     private boolean changeIfOwned(String key, String owner, boolean orExecuted, BiFunction<Entry, Long, Entry> change) {
         long now = nanoClock.getAsLong();
@@ -194,21 +202,25 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         final String owner;
         final StoredOutcome outcome;
         final long expiresAtNanos;
-        /** EXECUTED only: when the outcome counts as lost. */
-        final long outcomeDueNanos;
+        /** IN_PROGRESS: when the lease ends (a takeover by the same request may follow); EXECUTED: when the outcome counts as lost. */
+        final long deadlineNanos;
 
         Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos,
-                long outcomeDueNanos) {
+                long deadlineNanos) {
             this.state = state;
             this.fingerprint = fingerprint;
             this.owner = owner;
             this.outcome = outcome;
             this.expiresAtNanos = expiresAtNanos;
-            this.outcomeDueNanos = outcomeDueNanos;
+            this.deadlineNanos = deadlineNanos;
         }
 
         boolean expiredAt(long now) {
             return now - expiresAtNanos >= 0;
+        }
+
+        boolean abandonedAt(long now) {
+            return state == RecordState.IN_PROGRESS && now - deadlineNanos >= 0;
         }
 
         boolean ownedBy(String candidate, long now, boolean orExecuted) {
@@ -217,7 +229,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         }
 
         IdempotencyRecord toRecord(String key, long now) {
-            if (state == RecordState.EXECUTED && now - outcomeDueNanos >= 0) {
+            if (state == RecordState.EXECUTED && now - deadlineNanos >= 0) {
                 return IdempotencyRecord.outcomeLost(key, fingerprint);
             }
             return new IdempotencyRecord(key, state, fingerprint, outcome);

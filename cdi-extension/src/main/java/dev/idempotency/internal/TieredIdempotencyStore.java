@@ -69,11 +69,11 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         String frontOwner = null;
         if (frontUsable()) {
             try {
-                ClaimResult fast = front.claim(key, fingerprint, lease);
+                ClaimResult fast = front.claim(key, fingerprint, lease, retention);
                 if (fast instanceof ClaimResult.Existing) {
                     return fast;
                 }
@@ -84,7 +84,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         }
         ClaimResult decided;
         try {
-            decided = back.claim(key, fingerprint, lease);
+            decided = back.claim(key, fingerprint, lease, retention);
         } catch (RuntimeException e) {
             releaseFront(key, frontOwner);
             throw e;

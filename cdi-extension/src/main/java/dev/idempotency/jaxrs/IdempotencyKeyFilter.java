@@ -113,7 +113,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
         }
         ClaimResult claim;
         try {
-            claim = store.claim(scopedKey, fingerprint, policy.lease());
+            claim = store.claim(scopedKey, fingerprint, policy.lease(), policy.ttl());
         } catch (RuntimeException e) {
             Response unavailable = storeFailed(scopedKey, policy.failOpen(), e);
             if (!policy.failOpen()) {

@@ -15,8 +15,11 @@ import java.util.Optional;
  * <p><b>Life of a record.</b> {@link #claim} creates it IN_PROGRESS for a lease; its owner then
  * either {@link #complete completes} it (COMPLETED, kept for the retention) or
  * {@link #release releases} it (gone, so a retry runs again). An IN_PROGRESS record whose lease
- * ran out (its owner crashed) can be claimed again; the new claim gets a new owner token, and the
- * old owner's complete and release then fail.
+ * ran out (its owner crashed, or is slow) can be taken over by a claim with the same
+ * fingerprint, never by another request; the new claim gets a new owner token, and the old
+ * owner's complete, mark and release then fail. Only a takeover makes an owner lose its claim:
+ * the owner token and the record's version decide, not the clock, so a slow owner that nobody
+ * took over still completes.
  *
  * <p><b>The effect committed, the outcome not yet stored.</b> An HTTP resource method's
  * transaction commits before its response is serialised. So that a node stopping in between
@@ -47,15 +50,40 @@ public interface IdempotencyStore {
     /**
      * Claims a key, or reports who holds it.
      *
+     * <p>The claim's record outlives its lease: until the retention ends, the key stays bound to
+     * this fingerprint. After the lease, a claim with the <em>same</em> fingerprint takes an
+     * abandoned claim over ({@link ClaimResult.Acquired#takeover()}); a claim with another
+     * fingerprint finds the record ({@link ClaimResult.Existing}, in progress, with the first
+     * fingerprint) and is refused as a reused key, as it would be once the work completed. Until a
+     * takeover, the owner keeps its claim whatever the clock says: its {@link #complete},
+     * {@link #markExecuted} and {@link #release} succeed after the lease too.
+     *
      * @param key the scoped, hashed key
      * @param fingerprint the request's fingerprint, stored with the claim so that a retry with
      *     another request can be told apart
-     * @param lease how long the claim stays in progress before another caller may take it over
+     * @param lease how long the claim stays in progress before a caller with the same fingerprint
+     *     may take it over
+     * @param retention how long the record of the claim is kept if it is never completed (at
+     *     least the lease; the library passes the endpoint's ttl): then the key is free again
      * @return {@link ClaimResult.Acquired} with a fresh owner token when the key was free (or its
-     *     lease or retention had run out), else {@link ClaimResult.Existing} with the record
+     *     retention had run out, or its lease ran out and the fingerprint is the same), else
+     *     {@link ClaimResult.Existing} with the record
      * @throws IdempotencyStoreException when the store cannot answer
      */
-    ClaimResult claim(String key, String fingerprint, Duration lease);
+    ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention);
+
+    /**
+     * Claims a key whose record is kept for the lease only: {@code claim(key, fingerprint, lease, lease)}.
+     *
+     * @param key the scoped, hashed key
+     * @param fingerprint the request's fingerprint
+     * @param lease the lease, and the record's retention
+     * @return see {@link #claim(String, String, Duration, Duration)}
+     * @throws IdempotencyStoreException when the store cannot answer
+     */
+    default ClaimResult claim(String key, String fingerprint, Duration lease) {
+        return claim(key, fingerprint, lease, lease);
+    }
 
     /**
      * Completes a claim: stores the outcome and keeps the record for the retention.
@@ -64,9 +92,9 @@ public interface IdempotencyStore {
      * @param owner the owner token returned by {@link #claim}
      * @param outcome what to replay to retries
      * @param retention how long to keep the completed record
-     * @return {@code true} if the caller still owned the claim (in progress within its lease, or
-     *     {@link #markExecuted executed}) and the outcome is stored; {@code false} if it did not
-     *     (lease ran out, taken over, released): nothing changed
+     * @return {@code true} if the caller still owned the claim (in progress, within its lease or
+     *     after it while nobody took it over, or {@link #markExecuted executed}) and the outcome is
+     *     stored; {@code false} if it did not (taken over, released, retention over): nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
      */
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention);
@@ -87,9 +115,9 @@ public interface IdempotencyStore {
      * @param owner the owner token returned by {@link #claim}
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the record if the outcome never comes
-     * @return {@code true} if the caller owned the live in-progress claim and it is now EXECUTED;
-     *     {@code false} if it did not (lease ran out and was taken over, released): nothing
-     *     changed, and the caller must roll its work back
+     * @return {@code true} if the caller owned the in-progress claim (within its lease, or after it
+     *     while nobody took it over) and it is now EXECUTED; {@code false} if it did not (taken
+     *     over, released): nothing changed, and the caller must roll its work back
      * @throws IdempotencyStoreException when the store cannot answer
      */
     default boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
@@ -105,7 +133,7 @@ public interface IdempotencyStore {
      * transaction around the work rolled back after all; it never does so once that transaction
      * committed.
      *
-     * @return {@code true} if the caller owned the claim (in progress within its lease, or
+     * @return {@code true} if the caller owned the claim (in progress, whatever its lease, or
      *     executed) and it is gone; {@code false} if it did not own it: nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
      */

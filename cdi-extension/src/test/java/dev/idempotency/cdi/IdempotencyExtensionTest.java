@@ -72,7 +72,7 @@ class IdempotencyExtensionTest {
     @ApplicationScoped
     public static class CustomStore implements IdempotencyStore {
         @Override
-        public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
             return new ClaimResult.Acquired("custom", false);
         }
 

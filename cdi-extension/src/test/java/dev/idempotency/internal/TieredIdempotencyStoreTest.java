@@ -47,9 +47,9 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         }
 
         @Override
-        public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
             call();
-            return delegate.claim(key, fingerprint, lease);
+            return delegate.claim(key, fingerprint, lease, retention);
         }
 
         @Override

@@ -49,7 +49,7 @@ public class JpaIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return records.claim(key, fingerprint, lease);
     }
 

@@ -206,28 +206,84 @@ public abstract class IdempotencyStoreContractTest {
     @Test
     void anExpiredLeaseIsTakenOverAndTheOldOwnerLosesIt() throws Exception {
         String key = freshKey();
-        String crashed = acquire(key, "fp", shortDuration());
+        String crashed = acquire(key, "fp", shortDuration(), LONG);
 
         elapse(shortDuration());
 
-        ClaimResult takeover = store.claim(key, "fp", LONG);
+        ClaimResult takeover = store.claim(key, "fp", LONG, LONG);
         assertThat(takeover).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) takeover).takeover()).isTrue();
         String newOwner = ((ClaimResult.Acquired) takeover).owner();
         assertThat(newOwner).isNotEqualTo(crashed);
         assertThat(store.complete(key, crashed, sampleOutcome(), LONG)).as("late completion by the crashed owner").isFalse();
+        assertThat(store.markExecuted(key, crashed, LONG, LONG)).as("late mark by the crashed owner").isFalse();
         assertThat(store.release(key, crashed)).isFalse();
         assertThat(store.complete(key, newOwner, sampleOutcome(), LONG)).isTrue();
     }
 
     @Test
-    void theOwnerOfAnExpiredLeaseCannotCompleteIt() throws Exception {
+    void aSlowOwnerThatNobodyTookOverStillCompletesAfterItsLease() throws Exception {
         String key = freshKey();
-        String slow = acquire(key, "fp", shortDuration());
+        String slow = acquire(key, "fp", shortDuration(), LONG);
 
         elapse(shortDuration());
 
-        assertThat(store.complete(key, slow, sampleOutcome(), LONG)).isFalse();
-        assertThat(store.find(key)).isEmpty();
+        assertThat(store.complete(key, slow, sampleOutcome(), LONG)).as("no competitor: the owner's outcome counts").isTrue();
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(record.outcome()).isEqualTo(sampleOutcome());
+        assertThat(store.claim(key, "fp", LONG, LONG)).as("and it replays").isInstanceOf(ClaimResult.Existing.class);
+    }
+
+    @Test
+    void aSlowOwnerThatNobodyTookOverStillMarksItsWorkExecutedOrReleasesIt() throws Exception {
+        String marked = freshKey();
+        String released = freshKey();
+        String markingOwner = acquire(marked, "fp", shortDuration(), LONG);
+        String releasingOwner = acquire(released, "fp", shortDuration(), LONG);
+
+        elapse(shortDuration());
+
+        assertThat(store.markExecuted(marked, markingOwner, LONG, LONG)).isTrue();
+        ClaimResult retry = store.claim(marked, "fp", LONG, LONG);
+        assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) retry).record().state()).isEqualTo(RecordState.EXECUTED);
+        assertThat(store.release(released, releasingOwner)).isTrue();
+        assertThat(store.claim(released, "fp-other", LONG, LONG)).as("released: free for anyone")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverOnlyByTheSameRequest() throws Exception {
+        String key = freshKey();
+        String slow = acquire(key, "fp-first", shortDuration(), LONG);
+
+        elapse(shortDuration());
+
+        ClaimResult other = store.claim(key, "fp-other", LONG, LONG);
+        assertThat(other).as("another request with the key").isInstanceOf(ClaimResult.Existing.class);
+        IdempotencyRecord record = ((ClaimResult.Existing) other).record();
+        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(record.fingerprint()).as("the first request's, so the other is refused as a reused key")
+                .isEqualTo("fp-first");
+        assertThat(store.complete(key, slow, sampleOutcome(), LONG)).as("the owner still holds it").isTrue();
+        assertThat(store.find(key).orElseThrow().fingerprint()).isEqualTo("fp-first");
+    }
+
+    @Test
+    void anAbandonedClaimBindsItsKeyToItsRequestUntilItsRetentionEnds() throws Exception {
+        String key = freshKey();
+        Duration retention = shortDuration().multipliedBy(3);
+        acquire(key, "fp-first", shortDuration(), retention);
+
+        elapse(shortDuration());
+        ClaimResult other = store.claim(key, "fp-other", LONG, LONG);
+        assertThat(other).as("lease over, retention not").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) other).record().fingerprint()).isEqualTo("fp-first");
+
+        elapse(retention);
+        assertThat(store.claim(key, "fp-other", LONG, LONG)).as("retention over: the key is free")
+                .isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test
@@ -294,9 +350,9 @@ public abstract class IdempotencyStoreContractTest {
         assertThat(store.markExecuted(key, owner, LONG, LONG)).as("already completed").isFalse();
 
         String late = freshKey();
-        String slow = acquire(late, "fp", shortDuration());
+        String slow = acquire(late, "fp", shortDuration(), LONG);
         elapse(shortDuration());
-        String newOwner = ((ClaimResult.Acquired) store.claim(late, "fp", LONG)).owner();
+        String newOwner = ((ClaimResult.Acquired) store.claim(late, "fp", LONG, LONG)).owner();
         assertThat(store.markExecuted(late, slow, LONG, LONG)).as("taken over after its lease").isFalse();
         assertThat(store.markExecuted(late, newOwner, LONG, LONG)).isTrue();
     }
@@ -402,9 +458,14 @@ public abstract class IdempotencyStoreContractTest {
         return acquire(key, fingerprint, LONG);
     }
 
-    /** Claims a free key with a lease and returns its owner token. */
+    /** Claims a free key with a lease (kept for the lease only) and returns its owner token. */
     protected String acquire(String key, String fingerprint, Duration lease) {
-        ClaimResult result = store.claim(key, fingerprint, lease);
+        return acquire(key, fingerprint, lease, lease);
+    }
+
+    /** Claims a free key with a lease and a retention, and returns its owner token. */
+    protected String acquire(String key, String fingerprint, Duration lease, Duration retention) {
+        ClaimResult result = store.claim(key, fingerprint, lease, retention);
         assertThat(result).as("claim of a free key").isInstanceOf(ClaimResult.Acquired.class);
         return ((ClaimResult.Acquired) result).owner();
     }

@@ -59,9 +59,9 @@ public class SwitchableStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         check();
-        return delegate.claim(key, fingerprint, lease);
+        return delegate.claim(key, fingerprint, lease, retention);
     }
 
     @Override
