@@ -19,7 +19,8 @@ import java.util.Objects;
  * per request.
  *
  * @param outcome what happened
- * @param endpoint the method, as {@code fully.qualified.Class#method}
+ * @param endpoint the endpoint's identity: its {@code @Idempotent(name)}, or
+ *     {@code fully.qualified.Class#method(erased.ParameterType,...)}
  * @param keyHash a short prefix of the scoped, hashed key: it tells retries of one key apart from
  *     other keys without revealing the key the client sent (the same prefix appears in the
  *     library's log records)

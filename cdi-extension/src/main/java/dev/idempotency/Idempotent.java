@@ -66,10 +66,13 @@ public @interface Idempotent {
     String ttl() default "PT24H";
 
     /**
-     * How long a claim stays "in progress" before another request may take it over, as an
-     * ISO-8601 duration. Default {@code PT60S}. Choose it longer than the slowest execution:
+     * How long a claim stays "in progress" before a retry of the same request may take it over,
+     * as an ISO-8601 duration. Default {@code PT60S}. Choose it longer than the slowest execution:
      * while the lease runs, duplicates get {@code 409}; after it ran out (the owner crashed) a
-     * retry may run the method again. Must be positive; anything else fails the deployment.
+     * retry with the same request may run the method again, and the late owner then loses its
+     * claim (its transaction is rolled back). A slow execution that nobody took over still
+     * completes and counts. Another request with the key gets {@code 422} before and after the
+     * lease. Must be positive; anything else fails the deployment.
      *
      * @return the lease of an in-progress claim
      */
@@ -150,6 +153,37 @@ public @interface Idempotent {
     boolean serverIssuedKeys() default false;
 
     /**
+     * A stable name for the endpoint's key space, e.g. {@code "payments.create"}. Keys are scoped
+     * to an endpoint's identity; by default it is derived from the code: the bean class, the
+     * method name and the erased parameter types
+     * ({@code com.acme.Payments#charge(com.acme.Order)}), so that overloaded methods, and two
+     * beans inheriting one annotated method, never share keys. Renaming the class or the method,
+     * or changing the parameter types, changes the derived identity: the keys recorded under the
+     * old one (in flight during a rolling upgrade, or completed within the ttl) are no longer
+     * found, and a retry of them runs again. A {@code name} survives such refactorings.
+     *
+     * <p>On a method, the name is the whole identity. On a type, it stands for the class's name
+     * in the derived identity of each method ({@code payments#charge(com.acme.Order)}). Default
+     * {@code ""}: derived. A name must be 1 to 200 printable characters without spaces; anything
+     * else fails the deployment. Two methods with one name share a key space: that fails the
+     * deployment unless each of them says {@link #sharedName()}.
+     *
+     * @return the endpoint's stable name, or {@code ""} for the derived identity
+     */
+    @Nonbinding
+    String name() default "";
+
+    /**
+     * Whether this method shares its {@link #name()} with other methods on purpose (e.g. two
+     * entry points of one operation that must answer each other's retries). Default
+     * {@code false}: two methods with one name fail the deployment.
+     *
+     * @return whether the name is shared on purpose
+     */
+    @Nonbinding
+    boolean sharedName() default false;
+
+    /**
      * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
      * through {@code BeanManager.resolveInterceptors}.
      */
@@ -194,6 +228,16 @@ public @interface Idempotent {
 
         @Override
         public boolean serverIssuedKeys() {
+            return false;
+        }
+
+        @Override
+        public String name() {
+            return "";
+        }
+
+        @Override
+        public boolean sharedName() {
             return false;
         }
     }

@@ -26,7 +26,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
+import dev.idempotency.internal.BeanMethod;
 import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.internal.ContainerSubclasses;
+import dev.idempotency.internal.EndpointNames;
 import dev.idempotency.internal.IdempotencyPolicy;
 import dev.idempotency.internal.InMemoryIdempotencyStore;
 import dev.idempotency.internal.LibrarySettings;
@@ -49,14 +52,25 @@ public class IdempotencyExtension implements Extension {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyExtension.class.getName());
 
-    private final Map<Method, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
-    /** The class of each annotated resource method, for the OpenAPI document. */
-    private final Map<Method, Class<?>> resourceClasses = new ConcurrentHashMap<>();
+    private final Map<BeanMethod, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
+    /** The annotated resource methods with their classes, for the OpenAPI document. */
+    private final Set<BeanMethod> resourceMethods = ConcurrentHashMap.newKeySet();
     private final Set<Class<?>> interceptedClasses = ConcurrentHashMap.newKeySet();
     private final Set<String> otherStores = ConcurrentHashMap.newKeySet();
     /** The store modules' beans, by class name: both present make the tiered store. */
     private final Map<String, Bean<?>> moduleStores = new ConcurrentHashMap<>();
-    private final Map<Method, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
+    /** The plans of the non-HTTP methods, by bean class: from deployment, or built at a first call. */
+    private final Map<BeanMethod, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
+    /**
+     * The plans by the class of the intercepted instance (a container's subclass or proxy of the
+     * bean class, or the bean class itself), found once per class and method: no reflection per call.
+     */
+    private final ClassValue<Map<Method, Optional<MethodPlan>>> plansByTargetClass = new ClassValue<>() {
+        @Override
+        protected Map<Method, Optional<MethodPlan>> computeValue(Class<?> type) {
+            return new ConcurrentHashMap<>();
+        }
+    };
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
     private volatile boolean metricsCounted;
@@ -120,15 +134,16 @@ public class IdempotencyExtension implements Extension {
             }
             return;
         }
+        BeanMethod beanMethod = new BeanMethod(beanClass, method);
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
-            policies.putIfAbsent(method, resolve(beanClass, method));
-            resourceClasses.putIfAbsent(method, beanClass);
+            policies.putIfAbsent(beanMethod, resolve(beanClass, method));
+            resourceMethods.add(beanMethod);
             interceptedClasses.add(beanClass);
         } else if (keyed) {
             if (isAsynchronousEjb(beanClass, method)) {
                 throw new IdempotencyDefinitionException(Messages.asynchronousEjb(where));
             }
-            plans.putIfAbsent(method, Optional.of(MethodPlan.of(beanClass, method,
+            plans.putIfAbsent(beanMethod, Optional.of(MethodPlan.of(beanClass, method,
                     resolve(beanClass, method), settings.maxKeyLength())));
         } else if (method.isAnnotationPresent(Idempotent.class)) {
             // On a class, the annotation covers resource methods and keyed methods; on any other
@@ -172,6 +187,7 @@ public class IdempotencyExtension implements Extension {
         if (settingsError != null) {
             definitionErrors.add(0, settingsError.getMessage());
         }
+        definitionErrors.addAll(EndpointNames.conflicts(policies, plans));
         if (!definitionErrors.isEmpty()) {
             // One error listing them all: containers stop at the first, and users should fix them in one go.
             event.addDefinitionError(new IdempotencyDefinitionException(definitionErrors.size()
@@ -207,12 +223,13 @@ public class IdempotencyExtension implements Extension {
      * @throws IdempotencyDefinitionException on a bad value
      */
     public IdempotencyPolicy policy(Class<?> beanClass, Method method) {
-        IdempotencyPolicy known = policies.get(method);
+        BeanMethod beanMethod = new BeanMethod(beanClass, method);
+        IdempotencyPolicy known = policies.get(beanMethod);
         if (known != null) {
             return known;
         }
-        IdempotencyPolicy resolved = policies.computeIfAbsent(method, m -> resolve(beanClass, m));
-        resourceClasses.putIfAbsent(method, beanClass);
+        IdempotencyPolicy resolved = policies.computeIfAbsent(beanMethod, m -> resolve(beanClass, method));
+        resourceMethods.add(beanMethod);
         return resolved;
     }
 
@@ -220,8 +237,8 @@ public class IdempotencyExtension implements Extension {
      * @return every annotated resource method known so far with its resource class: the CDI beans'
      *     from deployment, the others' once JAX-RS started
      */
-    public Map<Method, Class<?>> resourceMethods() {
-        return Map.copyOf(resourceClasses);
+    public Set<BeanMethod> resourceMethods() {
+        return Set.copyOf(resourceMethods);
     }
 
     /**
@@ -236,24 +253,38 @@ public class IdempotencyExtension implements Extension {
      * The plan of a non-HTTP {@code @Idempotent} method: from deployment, or, for a component the
      * container did not report as a bean (a message-driven bean), built at its first call and kept.
      *
+     * @param targetClass the class of the intercepted instance: the bean class, or a subclass the
+     *     container made of it
      * @param method an intercepted method
      * @return its plan, or {@code null} when the interceptor only proceeds (a resource method, or
      *     another method of an annotated class)
      * @throws IdempotencyDefinitionException on a bad definition found at the first call
      */
-    public MethodPlan plan(Method method) {
-        Optional<MethodPlan> known = plans.get(method);
+    public MethodPlan plan(Class<?> targetClass, Method method) {
+        Map<Method, Optional<MethodPlan>> byMethod = plansByTargetClass.get(targetClass);
+        Optional<MethodPlan> known = byMethod.get(method);
         if (known == null) {
-            known = plans.computeIfAbsent(method, m -> {
-                Class<?> owner = m.getDeclaringClass();
-                boolean planned = PolicyResolver.annotationOf(owner, m).isPresent() && KeyExtractor.hasKeyParameters(m)
-                        && !ResourceMethods.isResourceMethod(owner, m);
-                return planned
-                        ? Optional.of(MethodPlan.of(owner, m, resolve(owner, m), settings.maxKeyLength()))
-                        : Optional.empty();
-            });
+            known = byMethod.computeIfAbsent(method, m -> findPlan(targetClass, m));
         }
         return known.orElse(null);
+    }
+
+    /** The plan of the nearest class up from the instance's that is a bean; else one built now. */
+    private Optional<MethodPlan> findPlan(Class<?> targetClass, Method method) {
+        for (Class<?> type = targetClass; type != null && type != Object.class; type = type.getSuperclass()) {
+            Optional<MethodPlan> known = plans.get(new BeanMethod(type, method));
+            if (known != null) {
+                return known;
+            }
+        }
+        Class<?> owner = ContainerSubclasses.beanClassOf(targetClass, method);
+        return plans.computeIfAbsent(new BeanMethod(owner, method), m -> {
+            boolean planned = PolicyResolver.annotationOf(owner, method).isPresent()
+                    && KeyExtractor.hasKeyParameters(method) && !ResourceMethods.isResourceMethod(owner, method);
+            return planned
+                    ? Optional.of(MethodPlan.of(owner, method, resolve(owner, method), settings.maxKeyLength()))
+                    : Optional.empty();
+        });
     }
 
     private static boolean isAsynchronousEjb(Class<?> beanClass, Method method) {

@@ -46,7 +46,7 @@ public class IdempotencyInterceptor {
     Object aroundInvoke(InvocationContext context) throws Exception {
         HttpClaim claim = httpClaim(context);
         if (claim == null) {
-            MethodPlan plan = extension.plan(context.getMethod());
+            MethodPlan plan = extension.plan(context.getTarget().getClass(), context.getMethod());
             return plan == null ? context.proceed() : methodInvocations.invoke(context, plan);
         }
         Object result;

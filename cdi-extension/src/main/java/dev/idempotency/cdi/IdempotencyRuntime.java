@@ -101,11 +101,11 @@ public class IdempotencyRuntime {
      */
     public List<HttpOperation> httpOperations() {
         List<HttpOperation> operations = new ArrayList<>();
-        extension.resourceMethods().forEach((method, resourceClass) -> {
-            String httpMethod = ResourceMethods.httpMethod(resourceClass, method);
+        extension.resourceMethods().forEach(resource -> {
+            String httpMethod = ResourceMethods.httpMethod(resource.beanClass(), resource.method());
             if (httpMethod != null) {
-                operations.add(new HttpOperation(httpMethod, ResourceMethods.pathTemplate(resourceClass, method),
-                        extension.policy(resourceClass, method)));
+                operations.add(new HttpOperation(httpMethod, ResourceMethods.pathTemplate(resource.beanClass(),
+                        resource.method()), extension.policy(resource.beanClass(), resource.method())));
             }
         });
         return operations;

@@ -235,6 +235,17 @@ public final class Messages {
                 + tokenLength;
     }
 
+    public static String invalidName(String where, String key, String value, int maxLength) {
+        return "IDEMP0120: " + where + ": " + key + "=\"" + value + "\" is not a valid endpoint name; allowed: 1 to "
+                + maxLength + " printable US-ASCII characters without spaces";
+    }
+
+    public static String nameTaken(String name, java.util.List<String> wheres) {
+        return "IDEMP0121: the endpoint name \"" + name + "\" is used by " + String.join(" and ", wheres)
+                + ", which would then share their keys; allowed: one name per method, or sharedName=true on each"
+                + " of them when they are one operation on purpose";
+    }
+
     public static String openApiNotDocumented() {
         return "IDEMP0313: the @Idempotent operations could not be documented in the OpenAPI document; it is served"
                 + " without their Idempotency-Key header and problem responses";

@@ -20,6 +20,11 @@ import dev.idempotency.Idempotent;
  */
 public final class PolicyResolver {
 
+    /** The config key levels: {@code <fqcn>/<method>/Idempotent/}, {@code <fqcn>/Idempotent/}, {@code Idempotent/}. */
+    private static final int METHOD_LEVEL = 0;
+    private static final int CLASS_LEVEL = 1;
+    private static final int LEVELS = 3;
+
     private final ConfigLookup config;
 
     /**
@@ -59,7 +64,7 @@ public final class PolicyResolver {
                     members.where, ttl.key, ttl.value, lease.key, lease.value));
         }
         return new IdempotencyPolicy(
-                beanClass.getName() + "#" + method.getName(),
+                identity(beanClass, method, members),
                 ttlValue,
                 leaseValue,
                 bool(members.where, members.value("required", String.valueOf(annotation.required()))),
@@ -68,7 +73,33 @@ public final class PolicyResolver {
                 bool(members.where, members.value("failOpen", String.valueOf(annotation.failOpen()))),
                 bool(members.where, members.value("fingerprintArguments",
                         String.valueOf(annotation.fingerprintArguments()))),
-                bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))));
+                bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))),
+                bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))));
+    }
+
+    /**
+     * The endpoint's identity: a name on the method (or {@code <fqcn>/<method>/Idempotent/name}) is
+     * the whole of it; a name on the class (or {@code <fqcn>/Idempotent/name},
+     * {@code Idempotent/name}) stands for the class's name in the derived identity.
+     */
+    private static String identity(Class<?> beanClass, Method method, Members members) {
+        Idempotent onMethod = method.getAnnotation(Idempotent.class);
+        Setting whole = members.value("name", onMethod == null ? "" : onMethod.name(), METHOD_LEVEL, CLASS_LEVEL);
+        if (!whole.value.isEmpty()) {
+            return name(members.where, whole);
+        }
+        Idempotent onClass = beanClass.getAnnotation(Idempotent.class);
+        Setting classPart = members.value("name", onClass == null ? "" : onClass.name(), CLASS_LEVEL, LEVELS);
+        return EndpointIdentity.derived(classPart.value.isEmpty() ? beanClass.getName() : name(members.where, classPart),
+                method);
+    }
+
+    private static String name(String where, Setting setting) {
+        if (!EndpointIdentity.isValidName(setting.value)) {
+            throw new IdempotencyDefinitionException(Messages.invalidName(where, setting.key, setting.value,
+                    EndpointIdentity.MAX_NAME_LENGTH));
+        }
+        return setting.value;
     }
 
     /** A value and where it came from, for messages. */
@@ -88,10 +119,17 @@ public final class PolicyResolver {
         }
 
         Setting value(String member, String annotated) {
-            for (String key : new String[] {
+            return value(member, annotated, METHOD_LEVEL, LEVELS);
+        }
+
+        /** Looks at the keys of levels {@code from} (inclusive) to {@code to} (exclusive) only. */
+        Setting value(String member, String annotated, int from, int to) {
+            String[] keys = {
                 fqcn + "/" + methodName + "/Idempotent/" + member,
                 fqcn + "/Idempotent/" + member,
-                "Idempotent/" + member}) {
+                "Idempotent/" + member};
+            for (int level = from; level < to; level++) {
+                String key = keys[level];
                 Optional<String> configured = config.get(key);
                 if (configured.isPresent()) {
                     return new Setting(key, configured.get().trim());

@@ -94,7 +94,7 @@ class OutcomeEventsTest {
                     IdempotencyOutcome.REPLAYED, IdempotencyOutcome.MISMATCH,
                     IdempotencyOutcome.CLAIMED, IdempotencyOutcome.RELEASED);
             IdempotencyEvent first = recorder.events().get(0);
-            assertThat(first.endpoint()).isEqualTo(Payments.class.getName() + "#pay");
+            assertThat(first.endpoint()).isEqualTo(Payments.class.getName() + "#pay(java.lang.String,int)");
             assertThat(first.http()).isFalse();
             assertThat(recorder.events().subList(0, 4)).extracting(IdempotencyEvent::keyHash)
                     .containsOnly(first.keyHash());

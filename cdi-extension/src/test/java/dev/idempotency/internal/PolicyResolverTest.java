@@ -27,6 +27,32 @@ class PolicyResolverTest {
         }
     }
 
+    static class Overloaded {
+        @Idempotent
+        public void pay(String order) {
+        }
+
+        @Idempotent
+        public void pay(String order, int[] amounts) {
+        }
+    }
+
+    @Idempotent(name = "payments")
+    static class NamedClass {
+        public void pay(String order) {
+        }
+
+        @Idempotent(name = "payments.refund")
+        public void refund(String order) {
+        }
+    }
+
+    @Idempotent(name = "payments")
+    static class NamedClassRenamed {
+        public void pay(String order) {
+        }
+    }
+
     static class Plain {
         public void nothing() {
         }
@@ -47,13 +73,42 @@ class PolicyResolverTest {
     void defaultsApplyWithoutConfig() throws Exception {
         IdempotencyPolicy refund = resolve("refund");
 
-        assertThat(refund.endpoint()).isEqualTo(Payments.class.getName() + "#refund");
+        assertThat(refund.endpoint()).isEqualTo(Payments.class.getName() + "#refund()");
         assertThat(refund.ttl()).isEqualTo(Duration.ofHours(24));
         assertThat(refund.lease()).as("from the class annotation").isEqualTo(Duration.ofSeconds(5));
         assertThat(refund.required()).isTrue();
         assertThat(refund.scope()).isEqualTo(IdempotencyScope.PRINCIPAL);
         assertThat(refund.pinServerErrors()).isFalse();
         assertThat(refund.failOpen()).isFalse();
+    }
+
+    @Test
+    void theDerivedIdentityHoldsTheErasedParameterTypes() throws Exception {
+        IdempotencyPolicy one = resolver.resolve(Overloaded.class, Overloaded.class.getMethod("pay", String.class));
+        IdempotencyPolicy two = resolver.resolve(Overloaded.class,
+                Overloaded.class.getMethod("pay", String.class, int[].class));
+
+        assertThat(one.endpoint()).isEqualTo(Overloaded.class.getName() + "#pay(java.lang.String)");
+        assertThat(two.endpoint()).isEqualTo(Overloaded.class.getName() + "#pay(java.lang.String,int[])");
+    }
+
+    @Test
+    void aNameOnTheMethodIsTheIdentityAndOnTheClassItStandsForTheClassName() throws Exception {
+        assertThat(resolver.resolve(NamedClass.class, NamedClass.class.getMethod("refund", String.class)).endpoint())
+                .isEqualTo("payments.refund");
+        IdempotencyPolicy pay = resolver.resolve(NamedClass.class, NamedClass.class.getMethod("pay", String.class));
+        assertThat(pay.endpoint()).isEqualTo("payments#pay(java.lang.String)");
+        assertThat(resolver.resolve(NamedClassRenamed.class, NamedClassRenamed.class.getMethod("pay", String.class))
+                .endpoint()).as("the class renamed: the same key space").isEqualTo(pay.endpoint());
+    }
+
+    @Test
+    void aNameCanBeConfiguredForTheMethodOrTheClass() throws Exception {
+        config.put(Payments.class.getName() + "/charge/Idempotent/name", "charges");
+        config.put(Payments.class.getName() + "/Idempotent/name", "pay");
+
+        assertThat(resolve("charge").endpoint()).isEqualTo("charges");
+        assertThat(resolve("refund").endpoint()).isEqualTo("pay#refund()");
     }
 
     @Test

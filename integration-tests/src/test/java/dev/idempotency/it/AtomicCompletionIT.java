@@ -34,9 +34,9 @@ import dev.idempotency.it.support.Deployments;
 @RunAsClient
 class AtomicCompletionIT extends OnSampleApp {
 
-    static final String PAYMENTS_ENDPOINT = "dev.idempotency.sample.PaymentResource#create";
+    static final String PAYMENTS_ENDPOINT = "dev.idempotency.sample.PaymentResource#create(dev.idempotency.sample.PaymentRequest)";
     static final String RECEIPT = "api/atomicity/receipt";
-    static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt";
+    static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt(dev.idempotency.sample.PaymentRequest)";
     static final String SLOW_FIRST = "api/atomicity/slow-first";
     static final Duration LEASE = Duration.ofSeconds(2);
 

@@ -82,7 +82,7 @@ abstract class HttpContractChecks extends OnSampleApp {
 
     @Test
     void eachOutcomeIsObservedAsAnEventAndCountedAsAMetric() {
-        String endpoint = "dev.idempotency.sample.PaymentResource#create";
+        String endpoint = "dev.idempotency.sample.PaymentResource#create(dev.idempotency.sample.PaymentRequest)";
         Map<String, Long> observedBefore = observed(endpoint);
         Map<String, Long> countedBefore = metrics(endpoint);
         String key = newKey();
@@ -109,7 +109,7 @@ abstract class HttpContractChecks extends OnSampleApp {
     private Map<String, Long> observed(String endpoint) {
         Map<String, Long> counts = new java.util.TreeMap<>();
         for (String outcome : new String[] {"CLAIMED", "COMPLETED", "REPLAYED", "MISMATCH", "CONFLICT", "RELEASED"}) {
-            counts.put(outcome, http.count("api/outcomes/" + outcome + "?endpoint=" + endpoint.replace("#", "%23")));
+            counts.put(outcome, http.count("api/outcomes/" + outcome + "?endpoint=" + java.net.URLEncoder.encode(endpoint, java.nio.charset.StandardCharsets.UTF_8)));
         }
         return counts;
     }

@@ -28,7 +28,7 @@ import dev.idempotency.it.support.Http;
 @RunAsClient
 class PurgeJobIT {
 
-    static final String ENDPOINT = "dev.idempotency.sample.PaymentResource#create";
+    static final String ENDPOINT = "dev.idempotency.sample.PaymentResource#create(dev.idempotency.sample.PaymentRequest)";
 
     @Deployment(testable = false)
     static WebArchive deployment() {

@@ -1,0 +1,84 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.Idempotent;
+
+/** Explicit endpoint names: stable key spaces, shared only on purpose. */
+class EndpointNamesTest {
+
+    static final AtomicInteger EXECUTIONS = new AtomicInteger();
+
+    @ApplicationScoped
+    public static class PlaceOrder {
+        @Idempotent(name = "orders.place")
+        public int place(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class PlaceOrderToo {
+        @Idempotent(name = "orders.place")
+        public int submit(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class SharedWeb {
+        @Idempotent(name = "orders.shared", sharedName = true)
+        public int place(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class SharedQueue {
+        @Idempotent(name = "orders.shared", sharedName = true)
+        public int place(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    @ApplicationScoped
+    public static class BadName {
+        @Idempotent(name = "orders place")
+        public void place(@IdempotencyKey String orderNo) {
+        }
+    }
+
+    @Test
+    void twoMethodsWithOneNameFailTheDeployment() {
+        assertThatThrownBy(() -> TestContainers.weld(PlaceOrder.class, PlaceOrderToo.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0121: the endpoint name \"orders.place\" is used by bean "
+                        + PlaceOrder.class.getName() + ", method place and bean " + PlaceOrderToo.class.getName()
+                        + ", method submit");
+    }
+
+    @Test
+    void methodsThatShareANameOnPurposeAnswerEachOthersRetries() {
+        try (WeldContainer container = TestContainers.weld(SharedWeb.class, SharedQueue.class).initialize()) {
+            int first = container.select(SharedWeb.class).get().place("o-1");
+
+            assertThat(container.select(SharedQueue.class).get().place("o-1")).as("a replay of the first").isEqualTo(first);
+            assertThat(EXECUTIONS.get()).isEqualTo(first);
+        }
+    }
+
+    @Test
+    void aNameThatIsNotPrintableWithoutSpacesFailsTheDeployment() {
+        assertThatThrownBy(() -> TestContainers.weld(BadName.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0120: bean " + BadName.class.getName()
+                        + ", method place: @Idempotent(name)=\"orders place\" is not a valid endpoint name");
+    }
+}
