@@ -11,7 +11,6 @@ import jakarta.interceptor.InvocationContext;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.internal.HttpClaim;
-import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.MethodPlan;
 
 /**
@@ -53,7 +52,11 @@ public class IdempotencyInterceptor {
         try {
             result = context.proceed();
         } catch (Exception | Error e) {
-            claim.releaseAfterFailure(runtime.transactions());
+            if (!claim.releaseAfterFailure(runtime.transactions())) {
+                IdempotencyConflictException lost = claim.takenOver();
+                lost.addSuppressed(e);
+                throw lost;
+            }
             throw e;
         }
         // An async endpoint's work goes on after the method returned: nothing to mark yet.
@@ -71,8 +74,7 @@ public class IdempotencyInterceptor {
         // took the key over (our lease ran out), this transaction must not commit.
         if (markable && !claim.markExecuted()) {
             runtime.transactions().setRollbackOnly();
-            throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(claim.policy().endpoint(),
-                    claim.keyForLog()));
+            throw claim.takenOver();
         }
         if (result instanceof CompletionStage<?> stage) {
             // Hand the container a stage that completes only after a failure released the claim:

@@ -27,8 +27,10 @@ import dev.idempotency.internal.ResultCodec;
 import dev.idempotency.internal.ResultShape;
 import dev.idempotency.internal.RetryOutcomes;
 import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.internal.StageInTransaction;
 import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.internal.TokenRegistry;
+import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
@@ -111,7 +113,11 @@ public class MethodInvocations {
         try {
             result = context.proceed();
         } catch (Exception | Error e) {
-            owned.releaseAfterFailure(runtime.transactions());
+            if (!owned.releaseAfterFailure(runtime.transactions())) {
+                IdempotencyConflictException lost = owned.takenOver();
+                lost.addSuppressed(e);
+                throw lost;
+            }
             throw e;
         }
         return switch (plan.result().kind()) {
@@ -176,24 +182,50 @@ public class MethodInvocations {
         } else if (markable && !owned.markExecuted()) {
             // Another caller took the key over after our lease ran out: this transaction must not commit.
             runtime.transactions().setRollbackOnly();
-            throw new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(owned.policy().endpoint(),
-                    owned.keyForLog()));
+            throw owned.takenOver();
         }
     }
 
+    /**
+     * A stage's outcome counts once the stage completed and, when the method ran in a
+     * transaction, the transaction committed: a rollback releases the key whatever the stage
+     * did. A stage already complete when the method returns inside a transaction is handled like a
+     * value (marked executed inside the transaction, completed on commit) or like a thrown failure.
+     */
     private Object completeLater(OwnedClaim owned, MethodPlan plan, CompletionStage<?> stage) {
         if (stage == null) {
-            owned.complete(outcome(owned, plan, null));
+            completeOnCommit(owned, outcome(owned, plan, null));
             return null;
         }
-        // The caller gets a stage that completes only after the outcome is stored or released.
-        return stage.whenComplete((value, failure) -> {
-            if (failure != null) {
-                owned.release();
-            } else {
-                owned.complete(outcome(owned, plan, value));
+        TransactionGuard transactions = runtime.transactions();
+        CompletableFuture<?> done = doneNow(stage);
+        if (done != null && transactions.active()) {
+            if (!done.isCompletedExceptionally()) {
+                try {
+                    completeOnCommit(owned, outcome(owned, plan, done.join()));
+                } catch (IdempotencyConflictException lost) {
+                    return CompletableFuture.failedFuture(lost);
+                }
+            } else if (!owned.releaseAfterFailure(transactions)) {
+                return CompletableFuture.failedFuture(owned.takenOver());
             }
-        });
+            return stage;
+        }
+        StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value));
+        ending.awaitTransaction(transactions.whenTransactionEnds(ending::transactionEnded));
+        // The caller gets a stage that completes only after the outcome is stored or released
+        // (or, in a transaction still open, left to its end).
+        return stage.whenComplete(ending::stageEnded);
+    }
+
+    /** @return the stage as a future when it is complete already, else {@code null} */
+    private static CompletableFuture<?> doneNow(CompletionStage<?> stage) {
+        try {
+            CompletableFuture<?> future = stage.toCompletableFuture();
+            return future.isDone() ? future : null;
+        } catch (UnsupportedOperationException e) {
+            return null; // a stage that cannot tell: wait for it
+        }
     }
 
     private StoredOutcome outcome(OwnedClaim owned, MethodPlan plan, Object value) {

@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
@@ -81,6 +82,14 @@ public class OwnedClaim {
     }
 
     /**
+     * @return what the caller of a method whose key was taken over while it ran is told: its
+     *     transaction was marked rollback-only, and a retry got (or gets) the key
+     */
+    public IdempotencyConflictException takenOver() {
+        return new IdempotencyConflictException(Messages.ownershipLostBeforeCommit(policy.endpoint(), keyForLog()));
+    }
+
+    /**
      * @return whether {@link #markExecuted} recorded the work as committed: the claim can then only
      *     be completed (releasing it would let a retry run the work twice)
      */
@@ -147,34 +156,43 @@ public class OwnedClaim {
      * transaction holds flushed writes on a non-XA pool enlists that connection and commits the
      * caller's writes): a rollback releases the key; a commit despite the exception (a checked
      * exception under {@code @Transactional}, {@code dontRollbackOn}) means the method's writes
-     * are in, so the work is marked executed and never runs again.
+     * are in, so the work never runs again. For that, the work is marked executed inside the
+     * transaction now, as on success: the mark commits (or rolls back) with the writes, and an
+     * owner whose key was taken over meanwhile finds out before its writes can commit. When the
+     * mark is refused (taken over) or the store fails, the transaction is marked rollback-only.
      *
      * @param transactions the caller's transaction, if any
+     * @return {@code false} if the key was taken over while the method ran: its transaction must
+     *     not commit (it is marked rollback-only), and the caller should say so
      */
-    public void releaseAfterFailure(TransactionGuard transactions) {
+    public boolean releaseAfterFailure(TransactionGuard transactions) {
+        boolean markable = transactions.active();
         boolean deferred = transactions.whenTransactionEnds(committed -> {
             if (committed) {
-                markExecutedAfterCommit();
+                state.compareAndSet(State.OPEN, State.RELEASED); // marked executed with the writes: the record stays
             } else {
                 releaseAfterRollback();
             }
         });
         if (!deferred) {
             release();
+            return true;
         }
-    }
-
-    private void markExecutedAfterCommit() {
-        if (!isOpen()) {
-            return;
+        if (!markable) {
+            return true; // rollback-only already: it ends with the rollback
         }
         try {
-            if (!markInStore()) {
-                LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
+            if (markExecuted()) {
+                return true;
             }
         } catch (RuntimeException e) {
+            // Not fenced: committing the writes could let a retry run them twice.
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
+            transactions.setRollbackOnly();
+            return true;
         }
+        transactions.setRollbackOnly();
+        return false;
     }
 
     /** @return whether the store marked the work executed (then so does this claim) */

@@ -1,0 +1,173 @@
+package dev.idempotency.cdi;
+
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Hashtable;
+import java.util.List;
+
+import javax.naming.Context;
+import javax.naming.NameNotFoundException;
+import javax.naming.OperationNotSupportedException;
+import javax.naming.spi.InitialContextFactory;
+
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+/**
+ * An in-JVM stand-in for a server's JTA transactions, for unit tests: one transaction per thread,
+ * begun and ended by the test (as a container's transaction interceptor would around the bean),
+ * reached the way the library reaches the real one, through
+ * {@code java:comp/TransactionSynchronizationRegistry}.
+ */
+final class FakeJta implements TransactionSynchronizationRegistry {
+
+    static final FakeJta INSTANCE = new FakeJta();
+    private static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
+
+    private static final class Transaction {
+        int status = Status.STATUS_ACTIVE;
+        final List<Synchronization> synchronizations = new ArrayList<>();
+        final List<Synchronization> interposed = new ArrayList<>();
+    }
+
+    private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+
+    private FakeJta() {
+    }
+
+    /** Makes {@code new InitialContext()} find this registry (before the container starts). */
+    static void install() {
+        System.setProperty(Context.INITIAL_CONTEXT_FACTORY, Factory.class.getName());
+    }
+
+    static void uninstall() {
+        System.clearProperty(Context.INITIAL_CONTEXT_FACTORY);
+    }
+
+    /** Drops this thread's transaction, if a failed test left one. */
+    void forget() {
+        current.remove();
+    }
+
+    void begin() {
+        if (current.get() != null) {
+            throw new IllegalStateException("a transaction is on this thread already");
+        }
+        current.set(new Transaction());
+    }
+
+    /**
+     * Commits, or rolls back if the transaction was marked rollback-only.
+     *
+     * @return whether it committed
+     */
+    boolean commit() {
+        Transaction transaction = transaction();
+        if (transaction.status == Status.STATUS_MARKED_ROLLBACK) {
+            rollback();
+            return false;
+        }
+        transaction.status = Status.STATUS_PREPARING;
+        transaction.synchronizations.forEach(Synchronization::beforeCompletion);
+        transaction.interposed.forEach(Synchronization::beforeCompletion);
+        end(transaction, Status.STATUS_COMMITTED);
+        return true;
+    }
+
+    void rollback() {
+        end(transaction(), Status.STATUS_ROLLEDBACK);
+    }
+
+    /** Registers an effect of the business method, counted only if its transaction commits. */
+    void onCommit(Runnable effect) {
+        transaction().synchronizations.add(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    effect.run();
+                }
+            }
+        });
+    }
+
+    private void end(Transaction transaction, int status) {
+        transaction.status = status;
+        try {
+            transaction.synchronizations.forEach(s -> s.afterCompletion(status));
+            transaction.interposed.forEach(s -> s.afterCompletion(status));
+        } finally {
+            current.remove();
+        }
+    }
+
+    private Transaction transaction() {
+        Transaction transaction = current.get();
+        if (transaction == null) {
+            throw new IllegalStateException("no transaction on this thread");
+        }
+        return transaction;
+    }
+
+    @Override
+    public Object getTransactionKey() {
+        return current.get();
+    }
+
+    @Override
+    public void putResource(Object key, Object value) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Object getResource(Object key) {
+        return null;
+    }
+
+    @Override
+    public void registerInterposedSynchronization(Synchronization synchronization) {
+        Transaction transaction = transaction();
+        if (transaction.status != Status.STATUS_ACTIVE && transaction.status != Status.STATUS_MARKED_ROLLBACK) {
+            throw new IllegalStateException("transaction status " + transaction.status);
+        }
+        transaction.interposed.add(synchronization);
+    }
+
+    @Override
+    public int getTransactionStatus() {
+        Transaction transaction = current.get();
+        return transaction == null ? Status.STATUS_NO_TRANSACTION : transaction.status;
+    }
+
+    @Override
+    public void setRollbackOnly() {
+        transaction().status = Status.STATUS_MARKED_ROLLBACK;
+    }
+
+    @Override
+    public boolean getRollbackOnly() {
+        return transaction().status == Status.STATUS_MARKED_ROLLBACK;
+    }
+
+    /** The JNDI context that holds nothing but the registry. */
+    public static final class Factory implements InitialContextFactory {
+        @Override
+        public Context getInitialContext(Hashtable<?, ?> environment) {
+            return (Context) Proxy.newProxyInstance(Factory.class.getClassLoader(), new Class<?>[] {Context.class},
+                    (proxy, method, args) -> switch (method.getName()) {
+                        case "lookup" -> {
+                            if (REGISTRY.equals(String.valueOf(args[0]))) {
+                                yield INSTANCE;
+                            }
+                            throw new NameNotFoundException(String.valueOf(args[0]));
+                        }
+                        case "close" -> null;
+                        default -> throw new OperationNotSupportedException(method.getName());
+                    });
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.Idempotent;
+
+/**
+ * Outcomes count only once the transaction around the method committed, whatever the method's
+ * shape: a value, a stage, a checked exception the transaction commits despite; and only the
+ * owner that still holds the key may commit, however slow it was.
+ */
+class TransactionBindingTest {
+
+    /** A declined payment: a checked exception that the transaction commits despite (dontRollbackOn). */
+    public static class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public Declined(String message) {
+            super(message);
+        }
+    }
+
+    @ApplicationScoped
+    public static class Ledger {
+        final AtomicInteger executions = new AtomicInteger();
+        final AtomicInteger committedEffects = new AtomicInteger();
+
+        public int executions() {
+            return executions.get();
+        }
+
+        public int committedEffects() {
+            return committedEffects.get();
+        }
+
+        /** One execution; its effect counts when its transaction commits, at once without one. */
+        private int effect() {
+            if (FakeJta.INSTANCE.getTransactionStatus() == jakarta.transaction.Status.STATUS_NO_TRANSACTION) {
+                committedEffects.incrementAndGet();
+            } else {
+                FakeJta.INSTANCE.onCommit(committedEffects::incrementAndGet);
+            }
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public CompletionStage<String> stage(@IdempotencyKey String id) {
+            return CompletableFuture.completedFuture("done " + effect());
+        }
+
+        @Idempotent(lease = "PT0.5S", fingerprintArguments = false)
+        public String slow(@IdempotencyKey String id, long millis) throws InterruptedException {
+            int execution = effect();
+            Thread.sleep(millis);
+            return "slow " + execution;
+        }
+
+        @Idempotent(lease = "PT0.5S", fingerprintArguments = false)
+        public String declined(@IdempotencyKey String id, long millis) throws InterruptedException, Declined {
+            int execution = effect();
+            Thread.sleep(millis);
+            throw new Declined("declined " + execution);
+        }
+    }
+
+    private final FakeJta jta = FakeJta.INSTANCE;
+    private WeldContainer container;
+    private Ledger ledger;
+    private ExecutorService other;
+
+    @BeforeEach
+    void start() {
+        FakeJta.install();
+        container = TestContainers.weld(Ledger.class).initialize();
+        ledger = container.select(Ledger.class).get();
+        other = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterEach
+    void stop() {
+        other.shutdownNow();
+        jta.forget();
+        container.close();
+        FakeJta.uninstall();
+    }
+
+    @Test
+    void aStageCompletedInsideATransactionThatRolledBackIsNotReplayed() throws Exception {
+        jta.begin();
+        assertThat(ledger.stage("s-1").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("done 1");
+        jta.rollback();
+
+        jta.begin();
+        assertThat(ledger.stage("s-1").toCompletableFuture().get(5, TimeUnit.SECONDS))
+                .as("nothing happened the first time: it runs again").isEqualTo("done 2");
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(ledger.stage("s-1").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("done 2");
+        assertThat(ledger.executions()).isEqualTo(2);
+        assertThat(ledger.committedEffects()).isEqualTo(1);
+    }
+
+    @Test
+    void aStageCompletedInsideATransactionIsStoredOnlyOnceItCommitted() throws Exception {
+        jta.begin();
+        ledger.stage("s-2").toCompletableFuture().get(5, TimeUnit.SECONDS);
+        Future<String> duplicate = other.submit(() -> ledger.stage("s-2").toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertThatThrownBy(() -> duplicate.get(5, TimeUnit.SECONDS)).as("before the commit: still in progress")
+                .hasRootCauseInstanceOf(IdempotencyConflictException.class);
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(ledger.stage("s-2").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("done 1");
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlowExecutionThatNobodyTookOverCommitsAndReplays() throws Exception {
+        jta.begin();
+        assertThat(ledger.slow("w-1", 800)).isEqualTo("slow 1");
+        assertThat(jta.commit()).as("slower than its lease, but nobody competed").isTrue();
+
+        assertThat(ledger.slow("w-1", 800)).isEqualTo("slow 1");
+        assertThat(ledger.executions()).isEqualTo(1);
+        assertThat(ledger.committedEffects()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlowExecutionWithoutATransactionIsStoredAndReplays() throws Exception {
+        assertThat(ledger.slow("w-2", 800)).isEqualTo("slow 1");
+
+        assertThat(ledger.slow("w-2", 800)).isEqualTo("slow 1");
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlowOwnerTakenOverMidwayDoesNotCommitItsWork() throws Exception {
+        Future<Boolean> slowOwner = other.submit(() -> {
+            jta.begin();
+            try {
+                ledger.slow("w-3", 1200);
+            } catch (IdempotencyConflictException expected) {
+                // its key was taken over: its transaction must not commit
+            }
+            return jta.commit();
+        });
+        Thread.sleep(700); // the slow owner's lease (0.5 s) ran out
+        jta.begin();
+        assertThat(ledger.slow("w-3", 0)).isEqualTo("slow 2");
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(slowOwner.get(10, TimeUnit.SECONDS)).as("the slow owner's transaction committed").isFalse();
+        assertThat(ledger.committedEffects()).isEqualTo(1);
+        assertThat(ledger.slow("w-3", 0)).isEqualTo("slow 2");
+    }
+
+    @Test
+    void aCheckedExceptionCommittedDespiteIsExecutedOnceAndNeverRunsAgain() throws Exception {
+        jta.begin();
+        assertThatThrownBy(() -> ledger.declined("d-1", 0)).isInstanceOf(Declined.class);
+        assertThat(jta.commit()).isTrue();
+
+        assertThatThrownBy(() -> ledger.declined("d-1", 0)).as("its writes are in: it never runs again")
+                .isInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aCheckedExceptionOfASlowOwnerTakenOverMidwayDoesNotCommitItsWork() throws Exception {
+        Future<Boolean> slowOwner = other.submit(() -> {
+            jta.begin();
+            try {
+                ledger.declined("d-2", 1200);
+            } catch (Declined | IdempotencyConflictException expected) {
+                // either way, the transaction decides what counts
+            }
+            return jta.commit();
+        });
+        Thread.sleep(700);
+        jta.begin();
+        assertThatThrownBy(() -> ledger.declined("d-2", 0)).isInstanceOf(Declined.class);
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(slowOwner.get(10, TimeUnit.SECONDS)).as("the slow owner's transaction committed").isFalse();
+        assertThat(ledger.committedEffects()).as("one committed execution").isEqualTo(1);
+    }
+}
