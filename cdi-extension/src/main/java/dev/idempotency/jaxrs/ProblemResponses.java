@@ -41,9 +41,17 @@ public final class ProblemResponses {
      * @return a builder with status, media type and body set, to add headers to
      */
     public static Response.ResponseBuilder builder(IdempotencyProblem problem, String detail) {
-        String json = "{\"type\":\"" + problem.type() + "\",\"title\":" + quote(problem.title()) + ",\"status\":"
+        return Response.status(problem.status(), problem.reasonPhrase()).type(PROBLEM_JSON).entity(body(problem, detail));
+    }
+
+    /**
+     * @param problem the problem type
+     * @param detail a human-readable explanation
+     * @return the RFC 9457 body
+     */
+    static String body(IdempotencyProblem problem, String detail) {
+        return "{\"type\":\"" + problem.type() + "\",\"title\":" + quote(problem.title()) + ",\"status\":"
                 + problem.status() + ",\"detail\":" + quote(detail) + "}";
-        return Response.status(problem.status(), problem.reasonPhrase()).type(PROBLEM_JSON).entity(json);
     }
 
     static String quote(String text) {
