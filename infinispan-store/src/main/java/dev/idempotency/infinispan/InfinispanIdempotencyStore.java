@@ -53,7 +53,7 @@ public class InfinispanIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
-        return call(records -> records.claim(key, fingerprint, lease));
+        return call(records -> records.claim(key, fingerprint, lease, retention));
     }
 
     @Override

@@ -17,12 +17,41 @@ import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * The Infinispan store's logic on one remote cache, free of CDI: a claim is one
- * {@code putIfAbsent} (with {@code FORCE_RETURN_VALUE}, so that the loser sees the winner's
- * record) whose lifespan is the lease; completion and release are {@code replaceWithVersion} /
- * {@code removeWithVersion} after an owner check, so only the owner changes its record, and an
- * entry changed in between (a takeover) makes them fail. Every expiry is an entry lifespan, kept
- * by the server's clock.
+ * The Infinispan store's logic on one remote cache, free of CDI. Every expiry is an entry
+ * lifespan, kept by the server's clock; no application node's clock is ever compared.
+ *
+ * <p><b>Entries.</b> The record {@code key} (a {@link StoredRecord}) is the only thing that says
+ * who owns a key; a claim keeps it for {@code max(lease, retention)}, so an abandoned claim binds
+ * the key to its fingerprint until its retention ends. Each claimer's lease is an entry of its
+ * own, {@code key|lease|<owner token>}, with the lease as its lifespan: while it exists, that
+ * owner's lease lasts. Owner tokens are fresh UUIDs, so a lease marker is written once, by its
+ * owner only, and never again: once gone (expired), that owner's lease is over for good. Markers
+ * are never removed, only expired; a marker whose token no record names means nothing.
+ *
+ * <p><b>Claim.</b> (1) {@code put} the claimer's own lease marker; (2) {@code putIfAbsent} the
+ * record (with {@code FORCE_RETURN_VALUE}, so that the loser sees the winner's record): no
+ * previous record, or one with the claimer's own token (the client retried the write after a
+ * topology change and the first attempt won), means acquired. Otherwise the previous record is
+ * the answer ({@link ClaimResult.Existing}) unless it is IN_PROGRESS with the <em>same</em>
+ * fingerprint and its owner's lease marker is gone: then {@code getWithMetadata} and a
+ * {@code replaceWithVersion} of that very version (still that owner, still in progress) to the
+ * claimer's record is a takeover. A claim with another fingerprint never takes over.
+ *
+ * <p><b>Why one key is never acquired twice.</b> Acquiring means writing the record with one's
+ * own token: either {@code putIfAbsent} on a missing record (atomic on the key's primary owner:
+ * one winner) or {@code replaceWithVersion} from the version read (compare-and-set: of many
+ * takers of one version, one wins). So each version of the record has at most one successor
+ * owner. A takeover happens only when the current owner's marker is absent; since every
+ * claimer writes its marker <em>before</em> its record can exist, an absent marker cannot mean
+ * "not written yet": it means that owner's lease ran out, and it cannot come back (its token is
+ * never reused), so the version check alone keeps the decision valid until the replace. Nobody
+ * deletes another owner's marker, so no interleaving of releases, completions or retries can cut
+ * a live lease short.
+ *
+ * <p><b>Complete, mark, release.</b> Owner check on the record, then {@code replaceWithVersion} /
+ * {@code removeWithVersion}: only the owner changes its record, an entry changed in between (a
+ * takeover) makes them fail, and the lease does not matter, so a slow owner that nobody took over
+ * still completes, marks or releases after its lease.
  *
  * <p>An executed record keeps the retention as its lifespan; a second entry, {@code key|due},
  * lives for the lease given to {@code markExecuted}: while it exists the outcome is still
@@ -34,6 +63,10 @@ public final class InfinispanRecords {
 
     /** Scoped keys are base64url: they never contain this. */
     static final String DUE_SUFFIX = "|due";
+    /** Followed by the owner token: that owner's lease marker. */
+    static final String LEASE_INFIX = "|lease|";
+    /** Takeover attempts of one claim when the record keeps changing under it; then it answers in progress. */
+    private static final int MAX_TAKEOVER_ROUNDS = 3;
 
     private final RemoteCache<String, StoredRecord> cache;
     private final RemoteCache<String, StoredRecord> returning;
@@ -44,17 +77,60 @@ public final class InfinispanRecords {
         this.returning = cache.withFlags(Flag.FORCE_RETURN_VALUE);
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#claim}. */
-    public ClaimResult claim(String key, String fingerprint, Duration lease) {
+    /** See {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}. */
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return call("claim", () -> {
             String owner = UUID.randomUUID().toString();
-            StoredRecord previous = returning.putIfAbsent(key, StoredRecord.inProgress(fingerprint, owner),
-                    lease.toMillis(), TimeUnit.MILLISECONDS);
+            StoredRecord claimed = StoredRecord.inProgress(fingerprint, owner);
+            long keptMillis = Math.max(lease.toMillis(), retention.toMillis());
+            // The lease before the record: a record whose owner has no marker is then always one
+            // whose lease ran out, never one whose marker is still to come. A plain put: the key is
+            // this claim's own, so a retried write is harmless. Left to expire if we do not acquire.
+            cache.put(leaseKey(key, owner), claimed, lease.toMillis(), TimeUnit.MILLISECONDS);
+            StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
             // The client retries a write whose answer was lost in a topology change (ISPN006010):
             // finding its own fresh owner token means the first attempt won.
-            return previous == null || previous.ownedBy(owner) ? new ClaimResult.Acquired(owner, false)
-                    : new ClaimResult.Existing(toRecord(key, previous));
+            if (previous == null || previous.ownedBy(owner)) {
+                return new ClaimResult.Acquired(owner, false);
+            }
+            return takeOverOrFind(key, fingerprint, claimed, keptMillis, previous);
         });
+    }
+
+    /**
+     * A claim that found a record: takes it over when it is the same request's and its owner's
+     * lease ran out (its marker is gone), else reports it.
+     */
+    private ClaimResult takeOverOrFind(String key, String fingerprint, StoredRecord claimed, long keptMillis,
+            StoredRecord found) {
+        StoredRecord seen = found;
+        for (int round = 0; ; round++) {
+            if (seen == null || seen.ownedBy(claimed.getOwner())) {
+                // gone meanwhile (released, expired): a free key; ours: a retried write of ours won
+                StoredRecord previous = seen == null
+                        ? returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS) : seen;
+                if (previous == null || previous.ownedBy(claimed.getOwner())) {
+                    return new ClaimResult.Acquired(claimed.getOwner(), seen != null);
+                }
+                seen = previous;
+            }
+            if (!seen.is(RecordState.IN_PROGRESS) || !seen.getFingerprint().equals(fingerprint)
+                    || round >= MAX_TAKEOVER_ROUNDS || cache.containsKey(leaseKey(key, seen.getOwner()))) {
+                return new ClaimResult.Existing(toRecord(key, seen));
+            }
+            // Its owner's lease is over for good (a marker is never written again): take over that
+            // owner's record, and only the version read, so that of many takers one wins.
+            MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
+            if (current != null && current.getValue().ownedBy(seen.getOwner())
+                    && current.getValue().is(RecordState.IN_PROGRESS)) {
+                if (cache.replaceWithVersion(key, claimed, current.getVersion(),
+                        keptMillis, TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS)) {
+                    return new ClaimResult.Acquired(claimed.getOwner(), true);
+                }
+                current = cache.getWithMetadata(key); // another taker won, or a retry of ours did
+            }
+            seen = current == null ? null : current.getValue();
+        }
     }
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#complete}. */
@@ -104,6 +180,11 @@ public final class InfinispanRecords {
             StoredRecord current = cache.get(key);
             return current == null ? Optional.<IdempotencyRecord>empty() : Optional.of(toRecord(key, current));
         });
+    }
+
+    /** @return the key of one owner's lease marker (scoped keys are base64url: no '|') */
+    static String leaseKey(String key, String owner) {
+        return key + LEASE_INFIX + owner;
     }
 
     /** @return whether the owner holds the record in progress or executed (not yet completed) */

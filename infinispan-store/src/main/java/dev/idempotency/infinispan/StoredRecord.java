@@ -15,7 +15,9 @@ import dev.idempotency.spi.StoredOutcome;
 /**
  * The value of one key in the idempotency cache, encoded with ProtoStream (readable in
  * Infinispan's console and REST API, never Java serialization). Expiry is the entry's lifespan,
- * kept by the server: the lease while in progress, the retention once executed or completed.
+ * kept by the server: {@code max(lease, retention)} while in progress, the retention once
+ * executed or completed. The lease markers ({@code key|lease|owner}) and outcome markers
+ * ({@code key|due}) are stored as this type too: no schema of their own.
  */
 public final class StoredRecord {
 
