@@ -38,6 +38,8 @@ class AtomicCompletionIT extends OnSampleApp {
     static final String RECEIPT = "api/atomicity/receipt";
     static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt(dev.idempotency.sample.PaymentRequest)";
     static final String SLOW_FIRST = "api/atomicity/slow-first";
+    static final String FIXED_ID = "api/atomicity/fixed-id";
+    static final String FIXED_ID_ENDPOINT = AtomicityResource.class.getName() + "#fixedId(dev.idempotency.sample.PaymentRequest)";
     static final Duration LEASE = Duration.ofSeconds(2);
 
     @Deployment(testable = false)
@@ -127,5 +129,60 @@ class AtomicCompletionIT extends OnSampleApp {
         } finally {
             sender.shutdownNow();
         }
+    }
+
+    @Test
+    void aRequestSlowerThanItsLeaseThatNobodyTookOverCommitsAndReplays() throws Exception {
+        String key = newKey();
+        String body = order(",\"delayMs\":" + LEASE.multipliedBy(2).toMillis());
+
+        HttpResponse<byte[]> slow = http.postJson(SLOW_FIRST, key, body);
+
+        assertThat(slow.statusCode()).as(new String(slow.body())).isEqualTo(200);
+        assertThat(paymentRows(orderId(body))).isEqualTo(1);
+        HttpResponse<byte[]> replayed = http.postJson(SLOW_FIRST, key, body);
+        assertThat(replayed.statusCode()).isEqualTo(200);
+        assertThat(replayed.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(replayed.body()).isEqualTo(slow.body());
+        assertThat(paymentRows(orderId(body))).isEqualTo(1);
+    }
+
+    @Test
+    void anotherRequestWithTheKeyOfASlowOneIsRefusedAfterTheLeaseToo() throws Exception {
+        String key = newKey();
+        String body = order(",\"delayMs\":" + LEASE.multipliedBy(2).toMillis());
+        String other = order("");
+        long before = executions();
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        try {
+            Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
+            http.awaitCount(PAYMENTS + "/executions", before + 1);
+            Thread.sleep(LEASE.toMillis() + 500); // the slow one's lease ran out; it is still running
+
+            assertProblem(http.postJson(SLOW_FIRST, key, other), 422, "key-reused");
+            HttpResponse<byte[]> first = slow.get(60, TimeUnit.SECONDS);
+
+            assertThat(first.statusCode()).as("the key's owner keeps its payment").isEqualTo(200);
+            assertThat(paymentRows(orderId(body))).isEqualTo(1);
+            assertThat(paymentRows(orderId(other))).as("the other body never ran").isZero();
+            assertThat(http.postJson(SLOW_FIRST, key, body).body()).isEqualTo(first.body());
+        } finally {
+            sender.shutdownNow();
+        }
+    }
+
+    @Test
+    void anApplicationConstraintViolationReachesTheApplicationNotAStoreFailureAndReleasesTheKey() {
+        String body = order("");
+        assertThat(http.postJson(FIXED_ID, newKey(), body).statusCode()).isEqualTo(200);
+        String key = newKey();
+
+        HttpResponse<byte[]> violating = http.postJson(FIXED_ID, key, body);
+
+        assertThat(violating.statusCode()).as(new String(violating.body())).isNotEqualTo(503).isGreaterThanOrEqualTo(400);
+        assertThat(new String(violating.body())).doesNotContain("store-unavailable");
+        assertThat(violating.headers().firstValue("Retry-After")).as("nothing to retry").isEmpty();
+        assertThat(recordState(FIXED_ID_ENDPOINT, null, key)).as("released: nothing happened").isEmpty();
+        assertThat(paymentRows(orderId(body))).isEqualTo(1);
     }
 }

@@ -68,6 +68,25 @@ public class AtomicityResource {
         return payment;
     }
 
+    /**
+     * A payment whose id is its order id: a second order with that id (under another key)
+     * violates the payment table's primary key, the application's own constraint, when the
+     * persistence context is flushed inside the transaction.
+     */
+    @POST
+    @Path("fixed-id")
+    @Idempotent
+    @Transactional
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Payment fixedId(PaymentRequest request) {
+        ledger.countExecution();
+        String id = request.getOrderId().length() > 36 ? request.getOrderId().substring(0, 36) : request.getOrderId();
+        Payment payment = new Payment(id, request.getOrderId(), request.getAmount(), request.getCurrency(), "anonymous");
+        ledger.add(payment);
+        return payment;
+    }
+
     private Payment pay(PaymentRequest request) {
         ledger.countExecution();
         Payment payment = new Payment(UUID.randomUUID().toString(), request.getOrderId(), request.getAmount(),
