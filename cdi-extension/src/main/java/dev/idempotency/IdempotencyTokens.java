@@ -2,9 +2,7 @@ package dev.idempotency;
 
 import java.security.Principal;
 
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
 import dev.idempotency.cdi.IdempotencyRuntime;
@@ -33,17 +31,12 @@ public class IdempotencyTokens {
     IdempotencyRuntime runtime;
 
     @Inject
-    Instance<Principal> principal;
-
-    private boolean principalResolvable;
-
-    @PostConstruct
-    void resolvePrincipal() {
-        principalResolvable = principal.isResolvable();
-    }
+    dev.idempotency.cdi.CurrentCaller currentCaller;
 
     /**
-     * Issues a token to the current caller (the CDI {@code Principal}; anonymous when there is none).
+     * Issues a token to the current caller (Jakarta Security's caller principal where the server
+     * offers it, else the CDI {@code Principal}; anonymous when there is none, and never a user
+     * named like the server's unauthenticated caller).
      *
      * @return the token and when it expires
      * @throws AnonymousTokenRequestException for an anonymous caller, unless enabled
@@ -69,10 +62,6 @@ public class IdempotencyTokens {
     }
 
     private Principal currentPrincipal() {
-        try {
-            return principalResolvable ? principal.get() : null;
-        } catch (RuntimeException e) {
-            return null; // no security context on this thread: anonymous
-        }
+        return currentCaller.get();
     }
 }

@@ -10,7 +10,6 @@ import java.util.logging.Logger;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.InvocationContext;
 
@@ -54,17 +53,15 @@ public class MethodInvocations {
     IdempotencyRuntime runtime;
 
     @Inject
-    Instance<Principal> principal;
+    CurrentCaller currentCaller;
 
     private final ResultCodec codec = new ResultCodec();
-    private boolean principalResolvable;
     private OutcomeEvents events;
     private TokenRegistry tokens;
 
     @jakarta.annotation.PostConstruct
     void resolveOnce() {
         // once, when the first call creates this bean (after the deployment): not per call
-        principalResolvable = principal.isResolvable();
         events = runtime.outcomeEvents();
         tokens = runtime.tokens();
     }
@@ -262,10 +259,6 @@ public class MethodInvocations {
     }
 
     private Principal caller() {
-        try {
-            return principalResolvable ? principal.get() : null;
-        } catch (RuntimeException e) {
-            return null; // no security context on this thread (a timer, a message): anonymous
-        }
+        return currentCaller.get();
     }
 }

@@ -246,6 +246,11 @@ public final class Messages {
                 + " of them when they are one operation on purpose";
     }
 
+    public static String callerFromPrincipalBean(java.util.Set<String> anonymousNames) {
+        return "IDEMP0320: Jakarta Security is not available: non-HTTP callers are taken from the CDI Principal bean,"
+                + " and a principal named one of " + new java.util.TreeSet<>(anonymousNames) + " counts as anonymous";
+    }
+
     public static String openApiNotDocumented() {
         return "IDEMP0313: the @Idempotent operations could not be documented in the OpenAPI document; it is served"
                 + " without their Idempotency-Key header and problem responses";

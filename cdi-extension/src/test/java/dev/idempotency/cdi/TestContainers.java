@@ -13,7 +13,7 @@ final class TestContainers {
     static Weld weld(Class<?>... beans) {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
-                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class,
+                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class, CurrentCaller.class,
                         InMemoryIdempotencyStore.class, MethodInvocations.class,
                         dev.idempotency.IdempotencyTokens.class)
                 .addBeanClasses(beans);

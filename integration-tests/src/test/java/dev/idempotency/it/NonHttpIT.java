@@ -1,5 +1,6 @@
 package dev.idempotency.it;
 
+import static dev.idempotency.it.HttpContractChecks.assertProblem;
 import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.text;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.it.consumers.CdiOrderConsumer;
 import dev.idempotency.it.consumers.ConsumerHarness;
+import dev.idempotency.it.consumers.ContainerNamedUsers;
 import dev.idempotency.it.consumers.EjbOrderConsumer;
 import dev.idempotency.it.consumers.ObserverOrderConsumer;
 import dev.idempotency.it.consumers.OrderMessage;
@@ -54,7 +56,7 @@ class NonHttpIT extends OnSampleApp {
                         EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
-                        Redeliveries.Delivery.class, TransactionalConsumer.class);
+                        Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class);
     }
 
     static int number(String json, String field) {
@@ -144,5 +146,28 @@ class NonHttpIT extends OnSampleApp {
         assertThat(number(twice, "result")).as("committed: the duplicate gets the stored result")
                 .isEqualTo(number(once, "result"));
         assertThat(number(twice, "count")).isEqualTo(number(once, "count"));
+    }
+
+    @Test
+    void anAnonymousNonHttpCallerIsNeverTheUserNamedLikeTheServersAnonymousPrincipal() {
+        for (String name : new String[] {"ANONYMOUS", "anonymous", "UNAUTHENTICATED"}) {
+            String orderNo = newKey();
+            HttpResponse<byte[]> anonymous = http.postJson("api/harness/order/" + orderNo, null, "", null);
+            HttpResponse<byte[]> named = http.postJson("api/harness/order/" + orderNo, null, "", name);
+
+            assertThat(anonymous.statusCode()).isEqualTo(200);
+            assertThat(named.statusCode()).as(name + ": " + text(named)).isEqualTo(200);
+            assertThat(text(named)).as("the user " + name + " has a key space of its own: a run, not a replay")
+                    .isNotEqualTo(text(anonymous));
+            assertThat(http.postJson("api/harness/order/" + orderNo, null, "", name).body()).isEqualTo(named.body());
+            assertThat(http.postJson("api/harness/order/" + orderNo, null, "", null).body()).isEqualTo(anonymous.body());
+        }
+    }
+
+    @Test
+    void anAnonymousNonHttpCallerIsRefusedTokens() {
+        assertProblem(http.postJson("api/harness/token", null, "", null), 403, "anonymous-token-request");
+        assertThat(http.postJson("api/harness/token", null, "", "ANONYMOUS").statusCode())
+                .as("a real user of that name is no anonymous caller").isEqualTo(200);
     }
 }

@@ -29,6 +29,9 @@ public class ConsumerHarness {
     SideEffects effects;
 
     @Inject
+    dev.idempotency.IdempotencyTokens tokens;
+
+    @Inject
     CdiOrderConsumer cdi;
 
     @Inject
@@ -68,6 +71,13 @@ public class ConsumerHarness {
         Function<OrderMessage, Object> consumer = consumer(variant);
         OrderMessage message = new OrderMessage(orderNo, 1250, delayMs);
         return Redeliveries.run(executor, effects, variant, () -> consumer.apply(message), times, concurrent);
+    }
+
+    /** Issues a token to the current caller through the CDI bean, as a non-HTTP caller would. */
+    @POST
+    @Path("token")
+    public Map<String, String> token() {
+        return Map.of("token", tokens.issue().token());
     }
 
     /** Calls the CDI consumer straight from a resource: its exceptions reach JAX-RS. */
