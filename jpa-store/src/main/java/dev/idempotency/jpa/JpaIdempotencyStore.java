@@ -50,7 +50,7 @@ public class JpaIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
-        return records.claim(key, fingerprint, lease);
+        return records.claim(key, fingerprint, lease, retention);
     }
 
     @Override
