@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.FlushModeType;
+import jakarta.persistence.PersistenceException;
 
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -184,51 +187,110 @@ public final class JpaRecords {
     /**
      * See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction.
      * The owner's in-progress claim (whatever its lease, until its retention ends) or executed
-     * record becomes COMPLETED.
+     * record becomes COMPLETED. The caller's pending changes are flushed first (see {@link #markExecuted}).
+     *
+     * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
+     *     caller's own pending changes fails: the application's error, thrown as it is
+     * @throws IdempotencyStoreException when the store's statement fails
      */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         clock.ensureResolved(transactions);
-        try {
-            return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now();
-                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
-                        + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
-                        + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
-                        + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
-                        + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                        .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
-                        .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
-                        .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
-                        .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
-                        .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
-                        .executeUpdate() == 1;
-            });
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("complete failed: the database did not answer", e);
-        }
+        return inCallerTransaction("complete", em -> {
+            LocalDateTime now = clock.now();
+            return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
+                    + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
+                    + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
+                    + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
+                    .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
+                    .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
+                    .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
+                    .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
+                    .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
+                    .executeUpdate() == 1;
+        });
     }
 
     /**
      * See {@link dev.idempotency.spi.IdempotencyStore#markExecuted}: joins the caller's
      * transaction, so that the mark commits with the business rows or not at all. The owner's
      * in-progress claim (whatever its lease, until its retention ends) becomes EXECUTED.
+     *
+     * <p>On the application's entity manager ({@link IdempotencyPersistence}), the caller's
+     * transaction usually holds business changes not yet flushed. They are flushed first, on their
+     * own (when the entity manager is joined to a transaction and its flush mode is AUTO, under
+     * which the store's UPDATE would flush them anyway): a failure of that flush (a unique or
+     * not-null violation of the application's rows) is the application's error and is thrown as it
+     * is, not reported as a store outage (which the library answers with 503 and a retry would meet
+     * again). Under flush mode COMMIT the application's changes are left to the commit.
+     *
+     * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
+     *     caller's own pending changes fails: the application's error, thrown as it is; its
+     *     transaction is to roll back
+     * @throws IdempotencyStoreException when the store's statement fails
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         clock.ensureResolved(transactions);
+        return inCallerTransaction("marking the work executed", em -> {
+            LocalDateTime now = clock.now();
+            return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
+                    + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"
+                    + " AND (r.expiresAt > :now OR (r.expiresAt IS NULL AND r.leaseEnd > :now))")
+                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
+                    .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
+                    .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
+                    .executeUpdate() == 1;
+        });
+    }
+
+    /**
+     * Runs the store's statement in the caller's transaction, after flushing the caller's pending
+     * changes: a failure of that flush is the application's and comes out as it is; any other
+     * failure is the store's ({@link IdempotencyStoreException}).
+     */
+    private boolean inCallerTransaction(String operation, Function<EntityManager, Boolean> statement) {
+        RuntimeException[] applicationFailure = new RuntimeException[1];
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now();
-                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
-                        + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
-                        + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"
-                        + " AND (r.expiresAt > :now OR (r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                        .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
-                        .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
-                        .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                        .executeUpdate() == 1;
+                try {
+                    flushCallersChanges(em);
+                } catch (RuntimeException e) {
+                    applicationFailure[0] = e;
+                    throw e;
+                }
+                return statement.apply(em);
             });
         } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("marking the work executed failed: the database did not answer", e);
+            RuntimeException application = applicationFailure[0];
+            if (application != null) {
+                if (!causedBy(e, application)) {
+                    application.addSuppressed(e); // what the transaction's end made of it
+                }
+                throw application;
+            }
+            throw new IdempotencyStoreException(operation + " failed: the database did not answer", e);
+        }
+    }
+
+    private static boolean causedBy(Throwable failure, Throwable cause) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t == cause) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Flushes what the caller's persistence context holds, where the store's statement would
+     * (flush mode AUTO, in a transaction): EclipseLink flushes the whole context before a JPQL
+     * UPDATE, Hibernate only what touches the statement's table, so the explicit flush also makes
+     * both behave alike. A context with nothing pending flushes nothing.
+     */
+    private static void flushCallersChanges(EntityManager em) {
+        if (em.getFlushMode() == FlushModeType.AUTO && em.isJoinedToTransaction()) {
+            em.flush();
         }
     }
 
