@@ -23,7 +23,10 @@ import jakarta.inject.Qualifier;
  * }</pre>
  *
  * With the business data in the same database and persistence unit, the idempotency records
- * commit in the same JTA transactions as the business rows.
+ * commit in the same JTA transactions as the business rows. The store flushes your pending
+ * changes before its own statement in your transaction (marking the work executed): a failure of
+ * your rows there (a unique or not-null violation) comes out as your provider's
+ * {@code PersistenceException}, as it would from your own flush, not as a store outage.
  */
 @Qualifier
 @Documented

@@ -39,11 +39,18 @@ public class IdempotencyRecordEntity {
     @Column(name = "version", nullable = false)
     private long version;
 
-    /** When an in-progress claim may be taken over. */
+    /**
+     * When an in-progress claim may be taken over (by a claim with the same fingerprint); when an
+     * executed record's outcome counts as lost.
+     */
     @Column(name = "lease_end", nullable = false)
     private LocalDateTime leaseEnd;
 
-    /** When a completed record expires; null while in progress. */
+    /**
+     * When the record stops binding its key (its retention ends): completed and executed records,
+     * and in-progress claims (the later of lease and retention). Null on in-progress rows written
+     * before claims recorded their retention: their lease end counts instead.
+     */
     @Column(name = "expires_at")
     private LocalDateTime expiresAt;
 
@@ -77,12 +84,14 @@ public class IdempotencyRecordEntity {
     protected IdempotencyRecordEntity() {
     }
 
-    IdempotencyRecordEntity(String key, String fingerprint, String owner, LocalDateTime now, LocalDateTime leaseEnd) {
+    IdempotencyRecordEntity(String key, String fingerprint, String owner, LocalDateTime now, LocalDateTime leaseEnd,
+            LocalDateTime expiresAt) {
         this.key = key;
         this.state = JpaRecords.IN_PROGRESS;
         this.fingerprint = fingerprint;
         this.owner = owner;
         this.leaseEnd = leaseEnd;
+        this.expiresAt = expiresAt;
         this.createdAt = now;
         this.updatedAt = now;
     }

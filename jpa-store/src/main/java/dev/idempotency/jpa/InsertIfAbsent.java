@@ -17,7 +17,7 @@ import jakarta.persistence.EntityManager;
 final class InsertIfAbsent {
 
     static final String POSTGRESQL = "INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token,"
-            + " version, lease_end, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?6)"
+            + " version, lease_end, expires_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?7, ?6, ?6)"
             + " ON CONFLICT (record_key) DO NOTHING";
 
     private final DatabaseProduct product;
@@ -54,14 +54,17 @@ final class InsertIfAbsent {
     /**
      * Inserts an in-progress row for the key unless it has one, in the current transaction.
      *
+     * @param leaseEnd when the claim may be taken over by the same request
+     * @param expiresAt when the claim's retention ends (the key is free again)
      * @return whether the row was inserted ({@code false}: the key has a row, committed before
      *     this statement or by the concurrent claim it waited for)
      */
     static boolean insert(EntityManager em, String key, String fingerprint, String owner, LocalDateTime now,
-            LocalDateTime leaseEnd) {
+            LocalDateTime leaseEnd, LocalDateTime expiresAt) {
         return em.createNativeQuery(POSTGRESQL)
                 .setParameter(1, key).setParameter(2, JpaRecords.IN_PROGRESS).setParameter(3, fingerprint)
                 .setParameter(4, owner).setParameter(5, leaseEnd).setParameter(6, now)
+                .setParameter(7, expiresAt)
                 .executeUpdate() == 1;
     }
 }

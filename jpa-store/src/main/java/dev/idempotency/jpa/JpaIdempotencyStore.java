@@ -50,7 +50,7 @@ public class JpaIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
-        return records.claim(key, fingerprint, lease);
+        return records.claim(key, fingerprint, lease, retention);
     }
 
     @Override
@@ -58,6 +58,14 @@ public class JpaIdempotencyStore implements IdempotencyStore {
         return records.complete(key, owner, outcome, retention);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On the application's entity manager ({@link IdempotencyPersistence}) the caller's pending
+     * changes are flushed first: when that flush fails (a constraint of the application's rows),
+     * the provider's {@code PersistenceException} is thrown as it is, not an
+     * {@link dev.idempotency.spi.IdempotencyStoreException}; see {@link JpaRecords#markExecuted}.
+     */
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return records.markExecuted(key, owner, lease, retention);

@@ -21,8 +21,10 @@ import dev.idempotency.internal.ConfigLookup;
 
 /**
  * Deletes dead records on Jakarta Concurrency's default managed scheduled executor, every
- * {@code idempotency.jpa.purge.interval}: completed records past their ttl and claims abandoned
- * for longer than {@code idempotency.jpa.purge.abandoned-after}, in batches, never a live one.
+ * {@code idempotency.jpa.purge.interval}: records past their retention (completed and executed
+ * ones, and in-progress claims, which bind their key to their request until then), and claims
+ * written without a retention (before claims recorded one) abandoned for longer than
+ * {@code idempotency.jpa.purge.abandoned-after}, in batches, never a live one.
  * Every node may run it; the DELETE statements re-check their conditions, so nodes only share
  * the work.
  */

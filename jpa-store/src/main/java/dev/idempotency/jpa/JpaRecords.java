@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.FlushModeType;
+import jakarta.persistence.PersistenceException;
 
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -17,15 +20,33 @@ import dev.idempotency.spi.StoredOutcome;
 
 /**
  * The JPA store's logic, free of any container: claims race on the primary key (an INSERT in a
- * transaction of its own), an expired lease is taken over by an UPDATE guarded by the row's
- * version, completion and release are owner-checked UPDATE/DELETE statements. Every expiry is
- * judged against the database's clock in UTC ({@link DatabaseClock}), read in the same transaction.
+ * transaction of its own), completion and release are owner-checked UPDATE/DELETE statements.
+ * Every expiry is judged against the database's clock in UTC ({@link DatabaseClock}).
+ *
+ * <p><b>A claim's row.</b> An in-progress row has two ends: {@code lease_end}, after which a
+ * claim with the <em>same</em> fingerprint takes it over (an UPDATE guarded by the row's version
+ * and its fingerprint), and {@code expires_at}, the end of its retention (the later of lease and
+ * retention), until which it binds the key to its fingerprint: a claim with another fingerprint
+ * gets the in-progress record, with the first fingerprint. Only once {@code expires_at} passed is
+ * the row free, overwritten by any claim. In-progress rows written before claims recorded their
+ * retention have {@code expires_at} NULL: their lease end is their end.
+ *
+ * <p><b>Owners.</b> {@link #complete}, {@link #markExecuted} and {@link #release} check the owner
+ * token and the state, not the lease: an owner nobody took over keeps its claim after its lease,
+ * until the row's retention ends.
  */
 public final class JpaRecords {
 
     static final String IN_PROGRESS = "IN_PROGRESS";
     static final String EXECUTED = "EXECUTED";
     static final String COMPLETED = "COMPLETED";
+
+    /**
+     * The purge's condition: past the retention, or (an in-progress row without a recorded
+     * retention) abandoned for long enough after its lease.
+     */
+    private static final String DEAD = " (r.state IN (:completed, :executed, :inProgress) AND r.expiresAt <= :now)"
+            + " OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd <= :abandonedBefore)";
 
     /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
     private static final int CLAIM_ROUNDS = 5;
@@ -42,14 +63,31 @@ public final class JpaRecords {
         this.transactions = transactions;
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#claim}. */
+    /**
+     * A claim whose record is kept for its lease only: {@code claim(key, fingerprint, lease, lease)}.
+     *
+     * @param key the scoped, hashed key
+     * @param fingerprint the request's fingerprint
+     * @param lease the lease, and the record's retention
+     * @return see {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}
+     */
     public ClaimResult claim(String key, String fingerprint, Duration lease) {
+        return claim(key, fingerprint, lease, lease);
+    }
+
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}:
+     * the row records its lease end and, as {@code expires_at}, the end of its retention (the later
+     * of the two).
+     */
+    public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
+        Duration kept = retention.compareTo(lease) > 0 ? retention : lease;
         clock.resolve(transactions);
         insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             try {
-                ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease));
+                ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
                 if (result != null) {
                     return result;
                 }
@@ -61,7 +99,7 @@ public final class JpaRecords {
             }
             ClaimResult existing;
             try {
-                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease));
+                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept));
             } catch (RuntimeException e) {
                 throw new IdempotencyStoreException("claim failed: the database did not answer", e);
             }
@@ -74,49 +112,71 @@ public final class JpaRecords {
     }
 
     /** @return the claim's result, or null when the key's row vanished between the insert and the read */
-    private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease) {
+    private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease, Duration kept) {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
             String owner = UUID.randomUUID().toString();
-            if (InsertIfAbsent.insert(em, key, fingerprint, owner, now, now.plus(lease))) {
+            if (InsertIfAbsent.insert(em, key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
                 return new ClaimResult.Acquired(owner, false);
             }
-            return existingOrTakeover(em, key, fingerprint, lease);
+            return existingOrTakeover(em, key, fingerprint, lease, kept);
         }
         // A row usually exists for a retry: read it first, so that only a true race meets the
         // unique constraint (and the provider's log of the violation).
-        ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease);
+        ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease, kept);
         if (existing != null) {
             return existing;
         }
         LocalDateTime now = clock.now();
         String owner = UUID.randomUUID().toString();
-        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease)));
+        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease), now.plus(kept)));
         em.flush();
         return new ClaimResult.Acquired(owner, false);
     }
 
-    /** @return the live record, a takeover of an expired one, or null when there is no row */
-    private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease) {
+    /**
+     * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
+     *     row overwritten once its retention ended, by any request; or null when there is no row
+     */
+    private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
+            Duration kept) {
         LocalDateTime now = clock.now();
         IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
         if (row == null) {
             return null;
         }
-        if (!expired(row, now)) {
-            return new ClaimResult.Existing(toRecord(row, now));
-        }
         String owner = UUID.randomUUID().toString();
-        int taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
-                + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = NULL, r.outcomeStatus = NULL,"
-                + " r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL, r.updatedAt = :now,"
-                + " r.version = r.version + 1 WHERE r.key = :key AND r.version = :version")
-                .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
-                .setParameter("leaseEnd", now.plus(lease)).setParameter("now", now).setParameter("key", key)
-                .setParameter("version", row.version())
-                .executeUpdate();
+        int taken;
+        if (!expired(row, now)) {
+            boolean abandoned = IN_PROGRESS.equals(row.state()) && !row.leaseEnd().isAfter(now);
+            if (!abandoned || !row.fingerprint().equals(fingerprint)) {
+                // live; or abandoned but still bound to another request, which is refused as a reused key
+                return new ClaimResult.Existing(toRecord(row, now));
+            }
+            // the same request again after the lease: it takes the claim over, the old owner loses it
+            taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
+                    + " r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
+                    + " AND r.fingerprint = :fingerprint")
+                    .setParameter("owner", owner).setParameter("leaseEnd", now.plus(lease))
+                    .setParameter("expiresAt", now.plus(kept)).setParameter("now", now).setParameter("key", key)
+                    .setParameter("version", row.version()).setParameter("inProgress", IN_PROGRESS)
+                    .setParameter("fingerprint", fingerprint)
+                    .executeUpdate();
+        } else {
+            // retention over: the key is free for any request
+            taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
+                    + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt,"
+                    + " r.outcomeStatus = NULL, r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL,"
+                    + " r.updatedAt = :now, r.version = r.version + 1 WHERE r.key = :key AND r.version = :version")
+                    .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
+                    .setParameter("leaseEnd", now.plus(lease)).setParameter("expiresAt", now.plus(kept))
+                    .setParameter("now", now).setParameter("key", key).setParameter("version", row.version())
+                    .executeUpdate();
+        }
         if (taken == 1) {
+            // a takeover: an in-progress claim (of a crashed or slow owner) replaced
             return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
         }
         em.clear();
@@ -124,60 +184,129 @@ public final class JpaRecords {
         return winner == null ? null : new ClaimResult.Existing(toRecord(winner, now));
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#complete}: joins the caller's transaction.
+     * The owner's in-progress claim (whatever its lease, until its retention ends) or executed
+     * record becomes COMPLETED. The caller's pending changes are flushed first (see {@link #markExecuted}).
+     *
+     * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
+     *     caller's own pending changes fails: the application's error, thrown as it is
+     * @throws IdempotencyStoreException when the store's statement fails
+     */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         clock.ensureResolved(transactions);
-        try {
-            return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now();
-                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
-                        + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
-                        + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
-                        + " WHERE r.key = :key AND r.owner = :owner AND ((r.state = :inProgress AND r.leaseEnd > :now)"
-                        + " OR (r.state = :executed AND r.expiresAt > :now))")
-                        .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
-                        .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
-                        .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
-                        .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
-                        .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
-                        .executeUpdate() == 1;
-            });
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("complete failed: the database did not answer", e);
-        }
+        return inCallerTransaction("complete", em -> {
+            LocalDateTime now = clock.now();
+            return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
+                    + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
+                    + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
+                    + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
+                    .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
+                    .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
+                    .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
+                    .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
+                    .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
+                    .executeUpdate() == 1;
+        });
     }
 
     /**
      * See {@link dev.idempotency.spi.IdempotencyStore#markExecuted}: joins the caller's
-     * transaction, so that the mark commits with the business rows or not at all.
+     * transaction, so that the mark commits with the business rows or not at all. The owner's
+     * in-progress claim (whatever its lease, until its retention ends) becomes EXECUTED.
+     *
+     * <p>On the application's entity manager ({@link IdempotencyPersistence}), the caller's
+     * transaction usually holds business changes not yet flushed. They are flushed first, on their
+     * own (when the entity manager is joined to a transaction and its flush mode is AUTO, under
+     * which the store's UPDATE would flush them anyway): a failure of that flush (a unique or
+     * not-null violation of the application's rows) is the application's error and is thrown as it
+     * is, not reported as a store outage (which the library answers with 503 and a retry would meet
+     * again). Under flush mode COMMIT the application's changes are left to the commit.
+     *
+     * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
+     *     caller's own pending changes fails: the application's error, thrown as it is; its
+     *     transaction is to roll back
+     * @throws IdempotencyStoreException when the store's statement fails
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         clock.ensureResolved(transactions);
+        return inCallerTransaction("marking the work executed", em -> {
+            LocalDateTime now = clock.now();
+            return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
+                    + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"
+                    + " AND (r.expiresAt > :now OR (r.expiresAt IS NULL AND r.leaseEnd > :now))")
+                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
+                    .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
+                    .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
+                    .executeUpdate() == 1;
+        });
+    }
+
+    /**
+     * Runs the store's statement in the caller's transaction, after flushing the caller's pending
+     * changes: a failure of that flush is the application's and comes out as it is; any other
+     * failure is the store's ({@link IdempotencyStoreException}).
+     */
+    private boolean inCallerTransaction(String operation, Function<EntityManager, Boolean> statement) {
+        RuntimeException[] applicationFailure = new RuntimeException[1];
         try {
             return transactions.inCallerTransaction(em -> {
-                LocalDateTime now = clock.now();
-                return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
-                        + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
-                        + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress AND r.leaseEnd > :now")
-                        .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
-                        .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
-                        .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                        .executeUpdate() == 1;
+                try {
+                    flushCallersChanges(em);
+                } catch (RuntimeException e) {
+                    applicationFailure[0] = e;
+                    throw e;
+                }
+                return statement.apply(em);
             });
         } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("marking the work executed failed: the database did not answer", e);
+            RuntimeException application = applicationFailure[0];
+            if (application != null) {
+                if (!causedBy(e, application)) {
+                    application.addSuppressed(e); // what the transaction's end made of it
+                }
+                throw application;
+            }
+            throw new IdempotencyStoreException(operation + " failed: the database did not answer", e);
         }
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#release}: in a transaction of its own. */
+    private static boolean causedBy(Throwable failure, Throwable cause) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t == cause) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Flushes what the caller's persistence context holds, where the store's statement would
+     * (flush mode AUTO, in a transaction): EclipseLink flushes the whole context before a JPQL
+     * UPDATE, Hibernate only what touches the statement's table, so the explicit flush also makes
+     * both behave alike. A context with nothing pending flushes nothing.
+     */
+    private static void flushCallersChanges(EntityManager em) {
+        if (em.getFlushMode() == FlushModeType.AUTO && em.isJoinedToTransaction()) {
+            em.flush();
+        }
+    }
+
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#release}: in a transaction of its own. The
+     * owner's in-progress claim (whatever its lease, until its retention ends) or executed record is deleted.
+     */
     public boolean release(String key, String owner) {
         clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();
                 // An EXECUTED record too: its owner releases it only when the work's transaction rolled back.
-                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
-                        + " AND ((r.state = :inProgress AND r.leaseEnd > :now) OR (r.state = :executed AND r.expiresAt > :now))")
+                return em.createQuery("DELETE FROM IdempotencyRecordEntity r"
+                        + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
+                        + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
                         .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
                         .setParameter("executed", EXECUTED).setParameter("now", now)
                         .executeUpdate() == 1;
@@ -202,12 +331,16 @@ public final class JpaRecords {
     }
 
     /**
-     * Deletes one batch of dead records: completed (and executed) ones past their expiry, and in-progress claims
-     * whose lease ended more than {@code abandonedAfter} ago. A live record is never deleted: the
-     * DELETE repeats the conditions, so several nodes purging at once only share the work.
+     * Deletes one batch of dead records: completed, executed and in-progress ones past their
+     * retention ({@code expires_at}), and in-progress claims written before claims recorded their
+     * retention ({@code expires_at} NULL) whose lease ended more than {@code abandonedAfter} ago. An
+     * in-progress claim whose lease ended but whose retention did not is kept: it still binds its key
+     * to its request. A live record is never deleted: the DELETE repeats the conditions, so several
+     * nodes purging at once only share the work.
      *
      * @param batchSize the most rows deleted
-     * @param abandonedAfter how long after its lease ended an in-progress claim counts as abandoned
+     * @param abandonedAfter how long after its lease ended an in-progress claim without a recorded
+     *     retention counts as abandoned
      * @return how many rows were deleted
      */
     public int purgeBatch(int batchSize, Duration abandonedAfter) {
@@ -216,9 +349,7 @@ public final class JpaRecords {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();
                 LocalDateTime abandonedBefore = now.minus(abandonedAfter);
-                List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE"
-                        + " (r.state IN (:completed, :executed) AND r.expiresAt <= :now)"
-                        + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore)", String.class)
+                List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE" + DEAD, String.class)
                         .setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
                         .setParameter("inProgress", IN_PROGRESS)
                         .setParameter("now", now).setParameter("abandonedBefore", abandonedBefore)
@@ -227,9 +358,7 @@ public final class JpaRecords {
                 if (keys.isEmpty()) {
                     return 0;
                 }
-                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND"
-                        + " ((r.state IN (:completed, :executed) AND r.expiresAt <= :now)"
-                        + " OR (r.state = :inProgress AND r.leaseEnd <= :abandonedBefore))")
+                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND (" + DEAD + ")")
                         .setParameter("keys", keys).setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
                         .setParameter("inProgress", IN_PROGRESS).setParameter("now", now)
                         .setParameter("abandonedBefore", abandonedBefore)
@@ -260,8 +389,9 @@ public final class JpaRecords {
         return deleted;
     }
 
+    /** @return whether the row's retention is over (an in-progress row without one: its lease): the key is free */
     private static boolean expired(IdempotencyRecordEntity row, LocalDateTime now) {
-        LocalDateTime end = IN_PROGRESS.equals(row.state()) ? row.leaseEnd() : row.expiresAt();
+        LocalDateTime end = row.expiresAt() != null ? row.expiresAt() : row.leaseEnd();
         return !end.isAfter(now);
     }
 

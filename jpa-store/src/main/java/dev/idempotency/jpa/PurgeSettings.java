@@ -13,8 +13,10 @@ import dev.idempotency.internal.ConfigLookup;
  * @param enabled whether this node runs the purge ({@code idempotency.jpa.purge.enabled}, default true)
  * @param interval the pause between runs ({@code idempotency.jpa.purge.interval}, default PT5M)
  * @param batchSize rows per batch and transaction ({@code idempotency.jpa.purge.batch-size}, default 500)
- * @param abandonedAfter how long after its lease an in-progress claim is deleted
- *     ({@code idempotency.jpa.purge.abandoned-after}, default PT24H)
+ * @param abandonedAfter how long after its lease an in-progress claim written without its retention
+ *     (rows from before claims recorded it: {@code expires_at} NULL) is deleted
+ *     ({@code idempotency.jpa.purge.abandoned-after}, default PT24H); every other record, in-progress
+ *     claims included, is deleted once its retention ({@code expires_at}) ended
  */
 public record PurgeSettings(boolean enabled, Duration interval, int batchSize, Duration abandonedAfter) {
 

@@ -16,8 +16,9 @@ import dev.idempotency.spi.RecordState;
 
 /**
  * The one-round-trip claim on the real PostgreSQL: it is chosen there and nowhere else, it writes
- * the row the entity would (state, owner, version, times), and meeting an existing row neither
- * fails nor spoils the transaction, so that the claim reads that row in the same transaction.
+ * the row the entity would (state, owner, version, lease end, retention end), and meeting an
+ * existing row neither fails nor spoils the transaction, so that the claim reads that row in the
+ * same transaction.
  */
 class InsertIfAbsentTest extends PostgreSqlRecords {
 
@@ -48,8 +49,10 @@ class InsertIfAbsentTest extends PostgreSqlRecords {
         String key = "insert-if-absent-" + System.nanoTime();
 
         boolean[] outcomes = transactions.inNewTransaction(em -> {
-            boolean first = InsertIfAbsent.insert(em, key, "fp-1", "owner-1", now, now.plusSeconds(30));
-            boolean second = InsertIfAbsent.insert(em, key, "fp-2", "owner-2", now, now.plusSeconds(30));
+            boolean first = InsertIfAbsent.insert(em, key, "fp-1", "owner-1", now, now.plusSeconds(30),
+                    now.plusSeconds(90));
+            boolean second = InsertIfAbsent.insert(em, key, "fp-2", "owner-2", now, now.plusSeconds(30),
+                    now.plusSeconds(90));
             // the transaction is still usable after the second insert met the row
             String owner = em.createQuery("SELECT r.owner FROM IdempotencyRecordEntity r WHERE r.key = :key", String.class)
                     .setParameter("key", key).getSingleResult();
@@ -62,6 +65,7 @@ class InsertIfAbsentTest extends PostgreSqlRecords {
         assertThat(row.fingerprint()).isEqualTo("fp-1");
         assertThat(row.version()).isEqualTo(1);
         assertThat(row.leaseEnd()).isEqualTo(now.plusSeconds(30).truncatedTo(ChronoUnit.MICROS));
+        assertThat(row.expiresAt()).as("the claim's retention").isEqualTo(now.plusSeconds(90).truncatedTo(ChronoUnit.MICROS));
     }
 
     @Test

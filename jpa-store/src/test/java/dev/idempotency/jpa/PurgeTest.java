@@ -10,12 +10,16 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
-/** The purge on the real PostgreSQL: dead records go, in batches, live ones stay, several purgers at once. */
+/**
+ * The purge on the real PostgreSQL: dead records go, in batches, live ones stay (an abandoned claim
+ * until its retention ends), several purgers at once.
+ */
 class PurgeTest extends PostgreSqlRecords {
 
 
@@ -23,7 +27,17 @@ class PurgeTest extends PostgreSqlRecords {
             "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
 
     static String claim(String key, Duration lease) {
-        return ((ClaimResult.Acquired) records.claim(key, "fp", lease)).owner();
+        return claim(key, lease, lease);
+    }
+
+    static String claim(String key, Duration lease, Duration retention) {
+        return ((ClaimResult.Acquired) records.claim(key, "fp", lease, retention)).owner();
+    }
+
+    /** Makes a claim's row look as one written before claims recorded their retention. */
+    static void withoutRetention(String key) {
+        new ResourceLocalTransactions(factory).inNewTransaction(em -> em.createNativeQuery(
+                "UPDATE idempotency_record SET expires_at = NULL WHERE record_key = ?1").setParameter(1, key).executeUpdate());
     }
 
     @Test
@@ -38,6 +52,9 @@ class PurgeTest extends PostgreSqlRecords {
         String liveKey = prefix + "completed";
         records.complete(liveKey, claim(liveKey, Duration.ofMinutes(1)), OUTCOME, Duration.ofHours(1));
         claim(prefix + "lease-over-recently", Duration.ofSeconds(1));
+        claim(prefix + "lease-over-retention-not", Duration.ofSeconds(1), Duration.ofHours(1));
+        claim(prefix + "legacy-abandoned", Duration.ofSeconds(1), Duration.ofHours(1));
+        withoutRetention(prefix + "legacy-abandoned");
         String executedKey = prefix + "executed-expired";
         records.markExecuted(executedKey, claim(executedKey, Duration.ofMinutes(1)), Duration.ofSeconds(1), Duration.ofSeconds(1));
         String lostKey = prefix + "executed-outcome-lost";
@@ -50,8 +67,12 @@ class PurgeTest extends PostgreSqlRecords {
         CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> records.purge(10, Duration.ofSeconds(1), 100));
         int deleted = first.get() + second.get();
 
-        assertThat(deleted).as("25 expired + 2 abandoned + 1 executed past its retention, each deleted once").isEqualTo(28);
+        assertThat(deleted).as("25 expired + 2 claims past their retention + 1 claim without one abandoned"
+                + " + 1 executed past its retention, each deleted once").isEqualTo(29);
         assertThat(records.find(prefix + "running")).as("a live in-progress claim").isPresent();
+        assertThat(records.find(prefix + "lease-over-retention-not")).as("its lease over, its retention not: it still"
+                + " binds the key").get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(records.find(prefix + "legacy-abandoned")).isEmpty();
         assertThat(records.find(liveKey)).as("a live completed record").isPresent();
         assertThat(records.find(lostKey)).as("an executed record whose outcome never came, kept for its retention")
                 .get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.OUTCOME_LOST);
@@ -59,15 +80,38 @@ class PurgeTest extends PostgreSqlRecords {
     }
 
     @Test
-    void aClaimWhoseLeaseJustEndedIsNotYetAbandoned() throws Exception {
+    void aClaimWhoseLeaseEndedButNotItsRetentionIsKept() throws Exception {
         String key = "purge-recent-" + System.nanoTime();
-        claim(key, Duration.ofSeconds(1));
+        claim(key, Duration.ofSeconds(1), Duration.ofMinutes(1));
+        Thread.sleep(1500);
+
+        records.purge(100, Duration.ofMillis(1), 10);
+
+        assertThat(records.claim(key, "fp-other", Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                .as("still there, bound to its request").isInstanceOfSatisfying(ClaimResult.Existing.class,
+                        existing -> assertThat(existing.record().fingerprint()).isEqualTo("fp"));
+        assertThat(records.claim(key, "fp", Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                .as("so the same request takes it over rather than inserting").isInstanceOf(ClaimResult.Acquired.class)
+                .extracting(r -> ((ClaimResult.Acquired) r).takeover()).isEqualTo(true);
+    }
+
+    @Test
+    void aClaimWrittenWithoutItsRetentionIsPurgedOnlyOnceAbandonedForLongEnough() throws Exception {
+        String key = "purge-legacy-" + System.nanoTime();
+        claim(key, Duration.ofSeconds(1), Duration.ofHours(1));
+        withoutRetention(key);
         Thread.sleep(1500);
 
         records.purge(100, Duration.ofHours(1), 10);
+        assertThat(rowCount(key)).as("its lease ended recently: not yet abandoned").isEqualTo(1);
 
-        assertThat(records.claim(key, "fp", Duration.ofMinutes(1)))
-                .as("still there, so the retry takes it over rather than inserting").isInstanceOf(ClaimResult.Acquired.class)
-                .extracting(r -> ((ClaimResult.Acquired) r).takeover()).isEqualTo(true);
+        records.purge(100, Duration.ofMillis(100), 10);
+        assertThat(rowCount(key)).as("abandoned for longer than abandonedAfter").isZero();
+    }
+
+    private static long rowCount(String key) {
+        return new ResourceLocalTransactions(factory).inNewTransaction(em -> em.createQuery(
+                "SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key", Long.class)
+                .setParameter("key", key).getSingleResult());
     }
 }
