@@ -31,10 +31,13 @@ import dev.idempotency.spi.StoredOutcome;
  * after the lease only the same request takes it over, and until a takeover its owner still
  * completes it.
  *
- * <p>Bounded: at {@code idempotency.memory.max-entries} live records it refuses new claims with
- * {@link IdempotencyStoreException} (fail closed, HTTP 503) rather than evict a record a retry
- * may still need. Expired records are swept at most once a second, by whichever claim or
- * look-up comes first, so memory returns once keys expire and the store is used again.
+ * <p>Bounded: at {@code idempotency.memory.max-entries} live records, or once its live records
+ * take {@code idempotency.memory.max-bytes} (estimated: the stored bodies and headers plus 1 KiB
+ * a record), it refuses claims of new keys with {@link IdempotencyStoreException} (fail closed,
+ * HTTP 503) rather than evict a record a retry may still need. A completion is never refused
+ * for room: the work ran, so the bound can be passed by the outcomes of claims already taken.
+ * Expired records are swept at most once a second, by whichever claim or look-up comes first, so
+ * memory returns once keys expire and the store is used again.
  */
 @ApplicationScoped
 public class InMemoryIdempotencyStore implements IdempotencyStore {
@@ -45,10 +48,13 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
+    /** The estimated heap of the live records ({@link Entry#size}). */
+    private final AtomicLong bytes = new AtomicLong();
     private final ReentrantLock sweepLock = new ReentrantLock();
     private final AtomicLong lastSweep = new AtomicLong();
     private LongSupplier nanoClock;
     private int maxEntries;
+    private long maxBytes;
 
     @Inject
     dev.idempotency.cdi.IdempotencyExtension extension;
@@ -62,7 +68,17 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
      * @param nanoClock a monotonic clock in nanoseconds (tests pass a manual one)
      */
     public InMemoryIdempotencyStore(int maxEntries, LongSupplier nanoClock) {
+        this(maxEntries, Long.MAX_VALUE, nanoClock);
+    }
+
+    /**
+     * @param maxEntries the capacity in records
+     * @param maxBytes the capacity in estimated bytes of records
+     * @param nanoClock a monotonic clock in nanoseconds (tests pass a manual one)
+     */
+    public InMemoryIdempotencyStore(int maxEntries, long maxBytes, LongSupplier nanoClock) {
         this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
         this.nanoClock = Objects.requireNonNull(nanoClock);
         lastSweep.set(nanoClock.getAsLong());
     }
@@ -71,6 +87,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     void init() {
         if (nanoClock == null) {
             maxEntries = extension.settings().memoryMaxEntries();
+            maxBytes = extension.settings().memoryMaxBytes();
             nanoClock = System::nanoTime;
             lastSweep.set(nanoClock.getAsLong());
         }
@@ -96,7 +113,8 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             result = tryClaim(key, fingerprint, lease, retention, now); // another thread's sweep may have made room
         }
         if (result == null) {
-            throw new IdempotencyStoreException(Messages.inMemoryStoreFull(maxEntries));
+            throw new IdempotencyStoreException(live.get() >= maxEntries ? Messages.inMemoryStoreFull(maxEntries)
+                    : Messages.inMemoryStoreFullByBytes(maxBytes));
         }
         return result;
     }
@@ -111,13 +129,17 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                 result[0] = new ClaimResult.Existing(current.toRecord(k, now));
                 return current;
             }
+            if (current == null && bytes.get() >= maxBytes) {
+                return null; // result stays null: full by bytes (a new key only: others replace a record)
+            }
             if (current == null && live.getAndUpdate(n -> n < maxEntries ? n + 1 : n) >= maxEntries) {
                 return null; // result stays null: full (the slot is reserved atomically otherwise)
             }
             String owner = UUID.randomUUID().toString();
             result[0] = new ClaimResult.Acquired(owner, takeover);
             long kept = Math.max(lease.toNanos(), retention.toNanos());
-            return new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept, now + lease.toNanos());
+            return replaced(current, new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept,
+                    now + lease.toNanos()));
         });
         return result[0];
     }
@@ -139,7 +161,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     public boolean release(String key, String owner) {
         return changeIfOwned(key, owner, true, (current, now) -> {
             live.decrementAndGet();
-            return null;
+            return replaced(current, null);
         });
     }
 
@@ -156,9 +178,21 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                 return current;
             }
             done[0] = true;
-            return change.apply(current, now);
+            Entry changed = change.apply(current, now);
+            return changed == null ? null : replaced(current, changed);
         });
         return done[0];
+    }
+
+    /** Accounts for one record replacing another ({@code null}: none) and returns the new one. */
+    private Entry replaced(Entry current, Entry next) {
+        bytes.addAndGet((next == null ? 0 : next.size) - (current == null ? 0 : current.size));
+        return next;
+    }
+
+    /** @return the estimated heap of the live records, in bytes */
+    public long bytes() {
+        return bytes.get();
     }
 
     /** @return {@code true}: a replay is a map look-up already; the library keeps no copy */
@@ -188,6 +222,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             entries.forEach((key, entry) -> {
                 if (entry.expiredAt(now) && entries.remove(key, entry)) {
                     live.decrementAndGet();
+                    bytes.addAndGet(-entry.size);
                 }
             });
         } finally {
@@ -197,6 +232,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** One immutable record; replaced, never mutated, so reads need no lock. */
     private static final class Entry {
+        /** Key, fingerprint, owner, header map and map entry: at most this (InMemoryStoreFootprintTest). */
+        static final int OVERHEAD = 1024;
+
         final RecordState state;
         final String fingerprint;
         final String owner;
@@ -204,6 +242,8 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         final long expiresAtNanos;
         /** IN_PROGRESS: when the lease ends (a takeover by the same request may follow); EXECUTED: when the outcome counts as lost. */
         final long deadlineNanos;
+        /** Estimated heap: {@link #OVERHEAD} plus the stored body and headers. */
+        final long size;
 
         Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos,
                 long deadlineNanos) {
@@ -213,6 +253,18 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             this.outcome = outcome;
             this.expiresAtNanos = expiresAtNanos;
             this.deadlineNanos = deadlineNanos;
+            this.size = OVERHEAD + (outcome == null ? 0 : outcome.bodyLength() + headerChars(outcome));
+        }
+
+        private static long headerChars(StoredOutcome outcome) {
+            long chars = 0;
+            for (var header : outcome.headers().entrySet()) {
+                chars += header.getKey().length();
+                for (String value : header.getValue()) {
+                    chars += value.length();
+                }
+            }
+            return 2 * chars;
         }
 
         boolean expiredAt(long now) {

@@ -22,7 +22,8 @@ import dev.idempotency.IdempotencyDefinitionException;
  * @param storedHeaders response headers replayed, lower case (the defaults plus configured ones)
  * @param retryAfterSeconds the {@code Retry-After} of 409 and 503 answers
  * @param interceptorPriority the {@code @Priority} of the interceptor
- * @param memoryMaxEntries the capacity of the in-memory store
+ * @param memoryMaxEntries the capacity of the in-memory store, in records
+ * @param memoryMaxBytes the capacity of the in-memory store, in bytes of records (bodies included)
  * @param replayCacheMaxBytes the heap the replay cache of a remote store may take; 0: no cache
  * @param replayCacheTtl how long the replay cache keeps a completed record; zero: no cache
  * @param metricsEnabled whether outcomes are counted through MicroProfile Metrics when the server has it
@@ -34,7 +35,7 @@ import dev.idempotency.IdempotencyDefinitionException;
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
-        int memoryMaxEntries, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
+        int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
         boolean anonymousTokens) {
 
@@ -47,6 +48,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String RETRY_AFTER = "idempotency.retry-after-seconds";
     public static final String INTERCEPTOR_PRIORITY = "idempotency.interceptor.priority";
     public static final String MEMORY_MAX_ENTRIES = "idempotency.memory.max-entries";
+    public static final String MEMORY_MAX_BYTES = "idempotency.memory.max-bytes";
     public static final String REPLAY_CACHE_MAX_BYTES = "idempotency.replay-cache.max-bytes";
     public static final String REPLAY_CACHE_TTL = "idempotency.replay-cache.ttl";
     public static final String METRICS_ENABLED = "idempotency.metrics.enabled";
@@ -94,6 +96,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.integer(RETRY_AFTER, 1, 0, 86_400),
                 reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
                 reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE),
+                reader.longInteger(MEMORY_MAX_BYTES, 256L * 1024 * 1024, 1, Long.MAX_VALUE),
                 reader.integer(REPLAY_CACHE_MAX_BYTES, 16 * 1024 * 1024, 0, Integer.MAX_VALUE),
                 reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)),
                 reader.bool(METRICS_ENABLED, true),
@@ -118,6 +121,10 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         }
 
         int integer(String key, int fallback, long min, long max) {
+            return (int) longInteger(key, fallback, min, max);
+        }
+
+        long longInteger(String key, long fallback, long min, long max) {
             String raw = config.get(key).map(String::trim).orElse(null);
             if (raw == null) {
                 return fallback;
@@ -125,7 +132,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
             try {
                 long value = Long.parseLong(raw);
                 if (value >= min && value <= max) {
-                    return (int) value;
+                    return value;
                 }
             } catch (NumberFormatException e) {
                 // reported below

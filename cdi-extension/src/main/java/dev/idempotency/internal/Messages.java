@@ -293,4 +293,9 @@ public final class Messages {
         return "IDEMP0405: the in-memory idempotency store holds " + maxEntries
                 + " live records (idempotency.memory.max-entries) and takes no new claims until some expire";
     }
+
+    public static String inMemoryStoreFullByBytes(long maxBytes) {
+        return "IDEMP0409: the in-memory idempotency store holds " + maxBytes
+                + " bytes of live records (idempotency.memory.max-bytes) and takes no new claims until some expire";
+    }
 }

@@ -4,6 +4,7 @@ import java.util.function.Consumer;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import javax.naming.NoInitialContextException;
 
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
@@ -114,9 +115,13 @@ public final class TransactionGuard {
         }
         try {
             found = (TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY);
-            registry = found;
-        } catch (NamingException | RuntimeException | NoClassDefFoundError e) {
-            absent = true; // no JTA here (Weld SE, a servlet container): claims end with the method
+            registry = found; // one registry serves every thread of the application, once found
+        } catch (NoInitialContextException | NoClassDefFoundError e) {
+            absent = true; // no JNDI at all (Weld SE, a plain JVM): claims end with the method
+        } catch (NamingException | RuntimeException e) {
+            // No java:comp on this thread (one the application started itself, not the server):
+            // no transaction here, but the next call, on a server's thread, looks again.
+            return null;
         }
         return found;
     }

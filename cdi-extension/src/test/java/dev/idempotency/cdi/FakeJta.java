@@ -32,6 +32,8 @@ final class FakeJta implements TransactionSynchronizationRegistry {
     }
 
     private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+    /** Threads the application started itself: the server's naming (java:comp) is not there. */
+    private static final ThreadLocal<Boolean> UNMANAGED = ThreadLocal.withInitial(() -> false);
 
     private FakeJta() {
     }
@@ -48,6 +50,11 @@ final class FakeJta implements TransactionSynchronizationRegistry {
     /** Drops this thread's transaction, if a failed test left one. */
     void forget() {
         current.remove();
+    }
+
+    /** Makes this thread one without the server's naming, as a thread the application started itself. */
+    static void unmanagedThread() {
+        UNMANAGED.set(true);
     }
 
     void begin() {
@@ -160,7 +167,7 @@ final class FakeJta implements TransactionSynchronizationRegistry {
             return (Context) Proxy.newProxyInstance(Factory.class.getClassLoader(), new Class<?>[] {Context.class},
                     (proxy, method, args) -> switch (method.getName()) {
                         case "lookup" -> {
-                            if (REGISTRY.equals(String.valueOf(args[0]))) {
+                            if (REGISTRY.equals(String.valueOf(args[0])) && !UNMANAGED.get()) {
                                 yield INSTANCE;
                             }
                             throw new NameNotFoundException(String.valueOf(args[0]));

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
 /** The in-memory store keeps the store contract, on a clock the test drives. */
@@ -96,5 +97,38 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContractTest {
             assertThat(acquired.get()).as("round " + round).isEqualTo(1);
             assertThat(tiny.size()).isEqualTo(1);
         }
+    }
+
+    @Test
+    void aStoreFullByBytesRefusesNewKeysButCompletesAndReplaysTheOnesItHolds() {
+        InMemoryIdempotencyStore small = new InMemoryIdempotencyStore(1000, 10_000, clock::get);
+        StoredOutcome large = StoredOutcome.of(200, java.util.Map.of(), new byte[4000]);
+        String first = ((ClaimResult.Acquired) small.claim("k1", "fp", LONG)).owner();
+        String second = ((ClaimResult.Acquired) small.claim("k2", "fp", LONG)).owner();
+        assertThat(small.complete("k1", first, large, LONG)).isTrue();
+        assertThat(small.complete("k2", second, large, LONG)).as("a completion is never refused for room").isTrue();
+        assertThat(small.bytes()).isGreaterThanOrEqualTo(10_000);
+
+        assertThatThrownBy(() -> small.claim("k3", "fp", LONG))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageStartingWith("IDEMP0409");
+        ClaimResult replay = small.claim("k1", "fp", LONG);
+        assertThat(replay).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) replay).record().outcome().body()).hasSize(4000);
+
+        clock.addAndGet(LONG.toNanos() + Duration.ofSeconds(2).toNanos());
+        assertThat(small.claim("k3", "fp", LONG)).as("room again once records expired").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(small.bytes()).isLessThan(10_000);
+    }
+
+    @Test
+    void releasedAndSweptRecordsGiveTheirBytesBack() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(1000, Long.MAX_VALUE, clock::get);
+        String owner = ((ClaimResult.Acquired) store.claim("k1", "fp", LONG)).owner();
+        long claimed = store.bytes();
+        assertThat(claimed).isPositive();
+
+        assertThat(store.release("k1", owner)).isTrue();
+
+        assertThat(store.bytes()).isZero();
     }
 }
