@@ -20,8 +20,9 @@ import dev.idempotency.spi.StoredOutcome;
  * machine, is {@code dev.idempotency.state}.)
  *
  * <ul>
- * <li><b>claim</b>: the front first. A record there (in progress, or completed) answers at once:
- * the storm of duplicates never reaches the database. Else the back decides; its answer is the
+ * <li><b>claim</b>: the front first. The same request's record there (in progress, or completed)
+ * answers at once: the storm of duplicates never reaches the database. Else (no record, another
+ * request's record, or an outcome the front counts as lost) the back decides; its answer is the
  * answer. When the back holds the key, the front's fresh claim is turned into a short-lived copy
  * of a completed record (retained for the lease) or given back.</li>
  * <li><b>markExecuted</b>: the back, inside the business transaction; then the front, retained for
@@ -74,10 +75,13 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (frontUsable()) {
             try {
                 ClaimResult fast = front.claim(key, fingerprint, lease, retention);
-                if (fast instanceof ClaimResult.Existing) {
+                if (fast instanceof ClaimResult.Existing existing && frontAnswers(existing.record(), fingerprint)) {
                     return fast;
                 }
-                frontOwner = ((ClaimResult.Acquired) fast).owner();
+                // Else the front may be behind the back, which decides: another request's claim in
+                // flight there (or one whose back claim never came), or an outcome the front counts
+                // as lost while the back may hold it.
+                frontOwner = fast instanceof ClaimResult.Acquired acquired ? acquired.owner() : null;
             } catch (RuntimeException e) {
                 frontFailed("claim", e);
             }
@@ -102,6 +106,14 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             }
         }
         return decided;
+    }
+
+    /**
+     * @return whether the front's record answers a claim alone: the same request's record, in
+     *     progress, executed or completed (the storm of retries never reaches the back)
+     */
+    private static boolean frontAnswers(IdempotencyRecord found, String fingerprint) {
+        return found.fingerprint().equals(fingerprint) && found.state() != RecordState.OUTCOME_LOST;
     }
 
     @Override

@@ -141,6 +141,50 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
     }
 
     @Test
+    void aRetryOfACompletedRequestIsReplayedFromTheBackWhileTheFrontHoldsAnotherRequestsClaim() {
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) back.claim(key, "fp-first", LONG, LONG)).owner();
+        back.complete(key, owner, sampleOutcome(), LONG); // completed while the front was away
+        front.claim(key, "fp-other", LONG, LONG); // another request with the key, in flight in front
+
+        ClaimResult retry = tiered().claim(key, "fp-first", LONG, LONG);
+
+        assertThat(retry).isInstanceOf(ClaimResult.Existing.class);
+        IdempotencyRecord record = ((ClaimResult.Existing) retry).record();
+        assertThat(record.state()).as("the back's answer, not the front's 422").isEqualTo(RecordState.COMPLETED);
+        assertThat(record.outcome()).isEqualTo(sampleOutcome());
+    }
+
+    @Test
+    void anOutcomeTheFrontCountsAsLostIsAskedOfTheBack() throws Exception {
+        String key = freshKey();
+        String frontOwner = ((ClaimResult.Acquired) front.claim(key, "fp", LONG, LONG)).owner();
+        front.markExecuted(key, frontOwner, shortDuration(), LONG); // its copy of the completion never came
+        String owner = ((ClaimResult.Acquired) back.claim(key, "fp", LONG, LONG)).owner();
+        back.complete(key, owner, sampleOutcome(), LONG);
+        elapse(shortDuration());
+        assertThat(((ClaimResult.Existing) front.claim(key, "fp", LONG, LONG)).record().state())
+                .isEqualTo(RecordState.OUTCOME_LOST);
+
+        ClaimResult retry = tiered().claim(key, "fp", LONG, LONG);
+
+        assertThat(((ClaimResult.Existing) retry).record().state()).as("the back holds the outcome")
+                .isEqualTo(RecordState.COMPLETED);
+        assertThat(((ClaimResult.Existing) retry).record().outcome()).isEqualTo(sampleOutcome());
+    }
+
+    @Test
+    void anotherRequestWhoseKeyIsFreeInTheBackIsDecidedThereNotRefusedByTheFront() {
+        String key = freshKey();
+        front.claim(key, "fp-stale", LONG, LONG); // a front claim whose back claim never came (a failed request)
+
+        ClaimResult claim = tiered().claim(key, "fp-new", LONG, LONG);
+
+        assertThat(claim).as("the back decides: the key is free there").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(back.find(key)).get().extracting(IdempotencyRecord::fingerprint).isEqualTo("fp-new");
+    }
+
+    @Test
     void aFrontThatFailsCostsNoErrorAndTheBackStillDecides() {
         front.down = true;
         String key = freshKey();
