@@ -10,19 +10,26 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
+import jakarta.servlet.http.HttpServletRequest;
 
 import dev.idempotency.internal.Messages;
 
 /**
  * The authenticated caller of a non-HTTP invocation (and of {@code IdempotencyTokens.issue()}),
- * or {@code null} when there is none. Servers answer the CDI {@code Principal} bean of an
- * unauthenticated caller with a principal of their own ("ANONYMOUS" on Payara, "anonymous" on
- * WildFly, "UNAUTHENTICATED" on Open Liberty), which must never count as a user of that name
- * (it would share that user's keys, and be issued tokens refused to anonymous callers). So the
- * caller comes from Jakarta Security's {@code SecurityContext.getCallerPrincipal()}, which is
- * {@code null} for an unauthenticated caller on every server, wherever the server offers it;
- * else from the {@code Principal} bean, the servers' names for the unauthenticated caller
- * counting as anonymous. Chosen once, at the first use.
+ * or {@code null} when there is none. Servers answer the CDI {@code Principal} bean, and some
+ * Jakarta Security's {@code SecurityContext.getCallerPrincipal()} too, for an unauthenticated
+ * caller with a principal of their own ("ANONYMOUS" on Payara, "anonymous" on WildFly,
+ * "UNAUTHENTICATED" on Open Liberty), which must never count as a user of that name (it would
+ * share that user's keys, and be issued tokens refused to anonymous callers). So:
+ * <ol>
+ * <li>inside an HTTP request (a resource calling the bean), the request's user principal, which
+ * the Servlet specification makes {@code null} for an unauthenticated caller on every server: a
+ * real user of any name is that user;</li>
+ * <li>else (a message, a timer, a thread of the application's) Jakarta Security's caller
+ * principal where the server offers it, else the {@code Principal} bean; there, the servers'
+ * names for the unauthenticated caller count as anonymous.</li>
+ * </ol>
+ * The sources are chosen once, at the first use.
  */
 @ApplicationScoped
 public class CurrentCaller {
@@ -40,16 +47,21 @@ public class CurrentCaller {
     @Inject
     Instance<Principal> principal;
 
+    @Inject
+    Instance<HttpServletRequest> httpRequest;
+
     private Supplier<Principal> source;
+    private HttpServletRequest request;
 
     @PostConstruct
     void choose() {
+        request = httpRequest.isResolvable() ? httpRequest.get() : null; // a proxy to the current request
         Supplier<Principal> security = jakartaSecurity();
         if (security != null) {
             source = security;
         } else if (principal.isResolvable()) {
             LOG.fine(Messages.callerFromPrincipalBean(CONTAINER_ANONYMOUS_NAMES));
-            source = () -> anonymousAsNull(principal.get());
+            source = principal::get;
         } else {
             source = () -> null;
         }
@@ -57,10 +69,17 @@ public class CurrentCaller {
 
     /** @return the authenticated caller, or {@code null} for an anonymous one (or no security on this thread) */
     public Principal get() {
+        if (request != null) {
+            try {
+                return request.getUserPrincipal();
+            } catch (RuntimeException e) {
+                // no HTTP request on this thread: a message, a timer
+            }
+        }
         try {
-            return source.get();
+            return anonymousAsNull(source.get());
         } catch (RuntimeException e) {
-            return null; // no security context on this thread (a timer, a message): anonymous
+            return null; // no security context on this thread: anonymous
         }
     }
 

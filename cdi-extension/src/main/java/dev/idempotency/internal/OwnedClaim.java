@@ -158,8 +158,10 @@ public class OwnedClaim {
      * exception under {@code @Transactional}, {@code dontRollbackOn}) means the method's writes
      * are in, so the work never runs again. For that, the work is marked executed inside the
      * transaction now, as on success: the mark commits (or rolls back) with the writes, and an
-     * owner whose key was taken over meanwhile finds out before its writes can commit. When the
-     * mark is refused (taken over) or the store fails, the transaction is marked rollback-only.
+     * owner whose key was taken over meanwhile finds out before its writes can commit. After the
+     * commit the claim stays open, executed: an HTTP answer made of the exception (a mapper's
+     * {@code 4xx}) is then stored for the retries; else the record reports the outcome lost. When
+     * the mark is refused (taken over) or the store fails, the transaction is marked rollback-only.
      *
      * @param transactions the caller's transaction, if any
      * @return {@code false} if the key was taken over while the method ran: its transaction must
@@ -168,9 +170,7 @@ public class OwnedClaim {
     public boolean releaseAfterFailure(TransactionGuard transactions) {
         boolean markable = transactions.active();
         boolean deferred = transactions.whenTransactionEnds(committed -> {
-            if (committed) {
-                state.compareAndSet(State.OPEN, State.RELEASED); // marked executed with the writes: the record stays
-            } else {
+            if (!committed) {
                 releaseAfterRollback();
             }
         });

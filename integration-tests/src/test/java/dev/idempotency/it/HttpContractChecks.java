@@ -265,6 +265,19 @@ abstract class HttpContractChecks extends OnSampleApp {
     }
 
     @Test
+    void overloadedResourceMethodsAreTwoOperationsWithKeysOfTheirOwn() {
+        String key = newKey();
+
+        HttpResponse<byte[]> one = http.postJson("api/contract/overloaded", key, "{}");
+        HttpResponse<byte[]> other = http.postJson("api/contract/overloaded/7", key, "{}");
+
+        assertThat(one.statusCode()).isEqualTo(200);
+        assertThat(other.statusCode()).as("not a reuse of the other operation's key: " + text(other)).isEqualTo(200);
+        assertThat(http.postJson("api/contract/overloaded", key, "{}").body()).isEqualTo(one.body());
+        assertThat(http.postJson("api/contract/overloaded/7", key, "{}").body()).isEqualTo(other.body());
+    }
+
+    @Test
     void aRetryWhileTheFirstRunsIs409WithRetryAfter() throws Exception {
         String key = newKey();
         String slow = "{\"orderId\":\"o-2\",\"amount\":10,\"currency\":\"EUR\",\"delayMs\":2000}";

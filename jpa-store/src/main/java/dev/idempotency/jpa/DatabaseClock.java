@@ -34,7 +34,12 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * forward on this node's monotonic clock ({@link System#nanoTime}), which a wall-clock change
  * does not move. That saves a round trip per claim, completion or look-up; the estimate is off
  * by at most half the reading's round trip plus the two clocks' rate difference over a minute,
- * well under a millisecond, against leases of seconds.
+ * well under a millisecond, against leases of seconds. The monotonic clock stops while the VM or
+ * the machine is suspended: when it and the wall clock have moved more than a second apart since
+ * the reading, the next call that may open a transaction (a claim, a release, a look-up) reads
+ * the database again at once. A completion or mark inside the caller's transaction never waits
+ * for that read; until the next claim it may judge with a time that fell behind by the suspend,
+ * which only keeps a record alive longer, never lets a key run again.
  */
 final class DatabaseClock {
 
@@ -64,29 +69,49 @@ final class DatabaseClock {
     /** How old a reading may get before the next call that may open a transaction reads again. */
     static final long REFRESH_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** The database's UTC time, and this node's monotonic time in the middle of the round trip that read it. */
-    private record Reading(LocalDateTime databaseUtc, long nanos) {
+    /**
+     * How far this node's monotonic clock and its wall clock may drift apart since a reading
+     * before the next call that may open a transaction reads again: the monotonic clock stops while
+     * the VM or the machine is suspended, and the time carried on it then falls behind.
+     */
+    static final long MAX_DRIFT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * The database's UTC time, and this node's monotonic time (and wall time) in the middle of the
+     * round trip that read it.
+     */
+    private record Reading(LocalDateTime databaseUtc, long nanos, long wallMillis) {
     }
 
     private final DatabaseProduct product;
     private final LongSupplier nanoClock;
+    private final LongSupplier wallClock;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile String query;
     private volatile Reading reading;
 
     /** @param product the database, shared with the rest of the store */
     DatabaseClock(DatabaseProduct product) {
-        this(product, System::nanoTime);
+        this(product, System::nanoTime, System::currentTimeMillis);
     }
 
     /** @param nanoClock a monotonic clock (tests) */
     DatabaseClock(LongSupplier nanoClock) {
-        this(new DatabaseProduct(), nanoClock);
+        this(new DatabaseProduct(), nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()));
     }
 
-    private DatabaseClock(DatabaseProduct product, LongSupplier nanoClock) {
+    /**
+     * @param nanoClock a monotonic clock (tests)
+     * @param wallClock a wall clock in milliseconds (tests)
+     */
+    DatabaseClock(LongSupplier nanoClock, LongSupplier wallClock) {
+        this(new DatabaseProduct(), nanoClock, wallClock);
+    }
+
+    private DatabaseClock(DatabaseProduct product, LongSupplier nanoClock, LongSupplier wallClock) {
         this.product = product;
         this.nanoClock = nanoClock;
+        this.wallClock = wallClock;
     }
 
     /**
@@ -108,7 +133,8 @@ final class DatabaseClock {
             }
             return;
         }
-        if (nanoClock.getAsLong() - current.nanos() > REFRESH_NANOS && refreshing.compareAndSet(false, true)) {
+        if ((nanoClock.getAsLong() - current.nanos() > REFRESH_NANOS || drifted(current))
+                && refreshing.compareAndSet(false, true)) {
             try {
                 reading = read(transactions);
             } catch (IdempotencyStoreException e) {
@@ -118,6 +144,13 @@ final class DatabaseClock {
                 refreshing.set(false);
             }
         }
+    }
+
+    /** @return whether the monotonic and the wall clock moved apart since the reading (a suspend, a clock step) */
+    private boolean drifted(Reading current) {
+        long monotonic = nanoClock.getAsLong() - current.nanos();
+        long wall = TimeUnit.MILLISECONDS.toNanos(wallClock.getAsLong() - current.wallMillis());
+        return Math.abs(wall - monotonic) > MAX_DRIFT_NANOS;
     }
 
     /**
@@ -137,12 +170,14 @@ final class DatabaseClock {
         try {
             return transactions.inNewTransaction(em -> {
                 long before = nanoClock.getAsLong();
+                long wall = wallClock.getAsLong();
                 LocalDateTime databaseUtc = toLocal(em.createNativeQuery(chosen).getSingleResult());
                 long after = nanoClock.getAsLong();
                 if (databaseUtc == null) {
                     throw new IllegalStateException("the database answered its clock query with nothing");
                 }
-                return new Reading(databaseUtc, before + (after - before) / 2);
+                return new Reading(databaseUtc, before + (after - before) / 2,
+                        wall + TimeUnit.NANOSECONDS.toMillis((after - before) / 2));
             });
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("the database did not answer a query for its clock", e);

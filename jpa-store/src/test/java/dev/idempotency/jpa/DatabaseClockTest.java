@@ -106,6 +106,27 @@ class DatabaseClockTest {
     }
 
     @Test
+    void afterASuspendThatStoppedTheMonotonicClockTheDatabaseIsReadAgain() {
+        AtomicLong wall = new AtomicLong(1_700_000_000_000L);
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get, wall::get);
+        clock.resolve(postgreSql);
+        postgreSql.asked.clear();
+
+        nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+        wall.addAndGet(TimeUnit.MINUTES.toMillis(5) + 100); // suspended for five minutes: nanoTime stood still
+        clock.resolve(postgreSql);
+
+        assertThat(postgreSql.asked).as("the carried time fell behind: read again").isNotEmpty();
+
+        postgreSql.asked.clear();
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(2));
+        wall.addAndGet(2000);
+        clock.resolve(postgreSql);
+        assertThat(postgreSql.asked).as("clocks in step again: no query").isEmpty();
+    }
+
+    @Test
     void aDatabaseThatIsDownFailsTheCallAndLeavesTheChoiceForTheNext() {
         ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
         postgreSql.down = true;

@@ -126,6 +126,21 @@ public class ContractResource {
                 .header("Location", "http://localhost/contract/large/1").build();
     }
 
+    /** Two operations that share a Java method name: two key spaces, whatever the key. */
+    @POST
+    @Path("overloaded")
+    @Idempotent
+    public String overloaded(String body) {
+        return run("overloaded");
+    }
+
+    @POST
+    @Path("overloaded/{id}")
+    @Idempotent
+    public String overloaded(@PathParam("id") String id, String body) {
+        return run("overloaded-" + id);
+    }
+
     @POST
     @Path("shared")
     @Idempotent(scope = IdempotencyScope.ENDPOINT)
