@@ -107,6 +107,15 @@ class AtomicCompletionIT extends OnSampleApp {
         assertThat(paymentRows(orderId(body))).as("never paid twice").isEqualTo(1);
     }
 
+    /** Sends a slow first request and returns once it runs and its lease ran out (it is still running). */
+    private Future<HttpResponse<byte[]>> sendAndOutliveItsLease(ExecutorService sender, String key, String body,
+            long executionsBefore) throws InterruptedException {
+        Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
+        http.awaitCount(PAYMENTS + "/executions", executionsBefore + 1);
+        Thread.sleep(LEASE.toMillis() + 500);
+        return slow;
+    }
+
     @Test
     void aHandlerThatOutlivesItsLeaseRollsBackWhenAnotherRequestTookTheKeyOver() throws Exception {
         String key = newKey();
@@ -114,9 +123,7 @@ class AtomicCompletionIT extends OnSampleApp {
         long before = executions();
         ExecutorService sender = Executors.newSingleThreadExecutor();
         try {
-            Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
-            http.awaitCount(PAYMENTS + "/executions", before + 1);
-            Thread.sleep(LEASE.toMillis() + 500); // the slow one's lease ran out; it is still running
+            Future<HttpResponse<byte[]>> slow = sendAndOutliveItsLease(sender, key, body, before);
 
             HttpResponse<byte[]> takeover = http.postJson(SLOW_FIRST, key, body);
             HttpResponse<byte[]> first = slow.get(60, TimeUnit.SECONDS);
@@ -155,9 +162,7 @@ class AtomicCompletionIT extends OnSampleApp {
         long before = executions();
         ExecutorService sender = Executors.newSingleThreadExecutor();
         try {
-            Future<HttpResponse<byte[]>> slow = sender.submit(() -> http.postJson(SLOW_FIRST, key, body));
-            http.awaitCount(PAYMENTS + "/executions", before + 1);
-            Thread.sleep(LEASE.toMillis() + 500); // the slow one's lease ran out; it is still running
+            Future<HttpResponse<byte[]>> slow = sendAndOutliveItsLease(sender, key, body, before);
 
             assertProblem(http.postJson(SLOW_FIRST, key, other), 422, "key-reused");
             HttpResponse<byte[]> first = slow.get(60, TimeUnit.SECONDS);
