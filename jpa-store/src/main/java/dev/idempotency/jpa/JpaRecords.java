@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 
+import jakarta.persistence.CacheRetrieveMode;
+import jakarta.persistence.CacheStoreMode;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceException;
@@ -31,6 +33,10 @@ import dev.idempotency.spi.StoredOutcome;
  * the row free, overwritten by any claim. In-progress rows written before claims recorded their
  * retention have {@code expires_at} NULL: their lease end is their end.
  *
+ * <p><b>Reads.</b> Every read of a row goes to the database, past any second-level (shared) cache,
+ * which a unit with {@code shared-cache-mode ALL} keeps even of this {@code @Cacheable(false)}
+ * entity (other nodes change rows by statements this node's cache never sees).
+ *
  * <p><b>Owners.</b> {@link #complete}, {@link #markExecuted} and {@link #release} check the owner
  * token and the state, not the lease: an owner nobody took over keeps its claim after its lease,
  * until the row's retention ends.
@@ -50,6 +56,11 @@ public final class JpaRecords {
 
     /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
     private static final int CLAIM_ROUNDS = 5;
+
+    /** Hints of every read: the database's row, never a second-level cache's copy, which is not updated either. */
+    private static final Map<String, Object> FROM_DATABASE = Map.of(
+            "jakarta.persistence.cache.retrieveMode", CacheRetrieveMode.BYPASS,
+            "jakarta.persistence.cache.storeMode", CacheStoreMode.BYPASS);
 
     private final RecordTransactions transactions;
     private final DatabaseProduct product = new DatabaseProduct();
@@ -142,7 +153,7 @@ public final class JpaRecords {
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
             Duration kept) {
         LocalDateTime now = clock.now();
-        IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+        IdempotencyRecordEntity row = read(em, key);
         if (row == null) {
             return null;
         }
@@ -180,8 +191,13 @@ public final class JpaRecords {
             return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
         }
         em.clear();
-        IdempotencyRecordEntity winner = em.find(IdempotencyRecordEntity.class, key);
+        IdempotencyRecordEntity winner = read(em, key);
         return winner == null ? null : new ClaimResult.Existing(toRecord(winner, now));
+    }
+
+    /** @return the key's row as the database holds it, past any second-level cache; null when there is none */
+    private static IdempotencyRecordEntity read(EntityManager em, String key) {
+        return em.find(IdempotencyRecordEntity.class, key, FROM_DATABASE);
     }
 
     /**
@@ -322,7 +338,7 @@ public final class JpaRecords {
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();
-                IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+                IdempotencyRecordEntity row = read(em, key);
                 return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
         } catch (RuntimeException e) {
