@@ -33,9 +33,11 @@ import dev.idempotency.spi.StoredOutcome;
  * the row free, overwritten by any claim. In-progress rows written before claims recorded their
  * retention have {@code expires_at} NULL: their lease end is their end.
  *
- * <p><b>Reads.</b> Every read of a row goes to the database, past any second-level (shared) cache,
+ * <p><b>Reads.</b> Every read of a row goes to the database: past any second-level (shared) cache,
  * which a unit with {@code shared-cache-mode ALL} keeps even of this {@code @Cacheable(false)}
- * entity (other nodes change rows by statements this node's cache never sees).
+ * entity (other nodes change rows by statements this node's cache never sees), and, after a lost
+ * takeover race, in a transaction of its own, since under REPEATABLE READ (MariaDB's and MySQL's
+ * default) the losing transaction would see the row as it first read it.
  *
  * <p><b>Owners.</b> {@link #complete}, {@link #markExecuted} and {@link #release} check the owner
  * token and the state, not the lease: an owner nobody took over keeps its claim after its lease,
@@ -54,7 +56,7 @@ public final class JpaRecords {
     private static final String DEAD = " (r.state IN (:completed, :executed, :inProgress) AND r.expiresAt <= :now)"
             + " OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd <= :abandonedBefore)";
 
-    /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
+    /** A claim that keeps losing races (insert refused, row gone on read, takeover lost) gives up after this many rounds. */
     private static final int CLAIM_ROUNDS = 5;
 
     /** Hints of every read: the database's row, never a second-level cache's copy, which is not updated either. */
@@ -62,10 +64,22 @@ public final class JpaRecords {
             "jakarta.persistence.cache.retrieveMode", CacheRetrieveMode.BYPASS,
             "jakarta.persistence.cache.storeMode", CacheStoreMode.BYPASS);
 
+    /**
+     * What a claim's transaction answers when its takeover UPDATE matched no row: another claim
+     * changed the row since it was read. The row is read again in a new transaction (a new round).
+     */
+    private static final ClaimResult TAKEOVER_LOST = new ClaimResult.Acquired("takeover lost", false);
+
     private final RecordTransactions transactions;
     private final DatabaseProduct product = new DatabaseProduct();
     private final DatabaseClock clock = new DatabaseClock(product);
     private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent(product);
+
+    /**
+     * For tests: runs in a claim's transaction after it read the key's row and before its takeover
+     * UPDATE, so that a test can let another claim win the row in between.
+     */
+    volatile Runnable beforeTakeover = () -> { };
 
     /**
      * @param transactions where the work runs
@@ -99,10 +113,12 @@ public final class JpaRecords {
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             try {
                 ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
-                if (result != null) {
+                if (result != null && result != TAKEOVER_LOST) {
                     return result;
                 }
-                continue; // the row the insert met was gone when read (released, purged): claim again
+                // the row the insert met was gone when read (released, purged), or another claim
+                // changed it first: claim again, reading it afresh
+                continue;
             } catch (RuntimeException insertRefused) {
                 // Most likely a concurrent claim inserted the key first (unique violation): the
                 // row tells, in a new transaction.
@@ -114,12 +130,13 @@ public final class JpaRecords {
             } catch (RuntimeException e) {
                 throw new IdempotencyStoreException("claim failed: the database did not answer", e);
             }
-            if (existing != null) {
+            if (existing != null && existing != TAKEOVER_LOST) {
                 return existing;
             }
-            // the row vanished between the two (released, purged): claim again
+            // the row vanished between the two (released, purged), or another claim changed it first: claim again
         }
-        throw new IdempotencyStoreException("claim failed: the insert was refused and no row explains why", lastFailure);
+        throw new IdempotencyStoreException("claim failed: the insert was refused or the key's row kept changing"
+                + " under the claim, " + CLAIM_ROUNDS + " times", lastFailure);
     }
 
     /** @return the claim's result, or null when the key's row vanished between the insert and the read */
@@ -137,7 +154,7 @@ public final class JpaRecords {
         // unique constraint (and the provider's log of the violation).
         ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease, kept);
         if (existing != null) {
-            return existing;
+            return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
         LocalDateTime now = clock.now();
         String owner = UUID.randomUUID().toString();
@@ -148,7 +165,8 @@ public final class JpaRecords {
 
     /**
      * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
-     *     row overwritten once its retention ended, by any request; or null when there is no row
+     *     row overwritten once its retention ended, by any request; {@link #TAKEOVER_LOST} when
+     *     another claim changed the row between its read and the takeover; or null when there is no row
      */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
             Duration kept) {
@@ -166,6 +184,7 @@ public final class JpaRecords {
                 return new ClaimResult.Existing(toRecord(row, now));
             }
             // the same request again after the lease: it takes the claim over, the old owner loses it
+            beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
                     + " r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
@@ -177,6 +196,7 @@ public final class JpaRecords {
                     .executeUpdate();
         } else {
             // retention over: the key is free for any request
+            beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
                     + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt,"
                     + " r.outcomeStatus = NULL, r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL,"
@@ -190,9 +210,10 @@ public final class JpaRecords {
             // a takeover: an in-progress claim (of a crashed or slow owner) replaced
             return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
         }
-        em.clear();
-        IdempotencyRecordEntity winner = read(em, key);
-        return winner == null ? null : new ClaimResult.Existing(toRecord(winner, now));
+        // Lost: another claim changed the row since it was read. Not read again here: under
+        // REPEATABLE READ this transaction would see its first snapshot of the row, and the
+        // winner's claim may be over by now (released, expired); a new round reads it afresh.
+        return TAKEOVER_LOST;
     }
 
     /** @return the key's row as the database holds it, past any second-level cache; null when there is none */
