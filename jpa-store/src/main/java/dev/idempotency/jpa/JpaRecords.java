@@ -119,6 +119,8 @@ public final class JpaRecords {
                 // the row the insert met was gone when read (released, purged), or another claim
                 // changed it first: claim again, reading it afresh
                 continue;
+            } catch (OwnTransactionsExhausted busy) {
+                throw busy;
             } catch (RuntimeException insertRefused) {
                 // Most likely a concurrent claim inserted the key first (unique violation): the
                 // row tells, in a new transaction.
@@ -127,6 +129,8 @@ public final class JpaRecords {
             ClaimResult existing;
             try {
                 existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept));
+            } catch (OwnTransactionsExhausted busy) {
+                throw busy;
             } catch (RuntimeException e) {
                 throw new IdempotencyStoreException("claim failed: the database did not answer", e);
             }
@@ -306,6 +310,9 @@ public final class JpaRecords {
                 }
                 throw application;
             }
+            if (e instanceof OwnTransactionsExhausted busy) {
+                throw busy;
+            }
             throw new IdempotencyStoreException(operation + " failed: the database did not answer", e);
         }
     }
@@ -348,6 +355,8 @@ public final class JpaRecords {
                         .setParameter("executed", EXECUTED).setParameter("now", now)
                         .executeUpdate() == 1;
             });
+        } catch (OwnTransactionsExhausted busy) {
+            throw busy;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("release failed: the database did not answer", e);
         }
@@ -362,6 +371,8 @@ public final class JpaRecords {
                 IdempotencyRecordEntity row = read(em, key);
                 return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
+        } catch (OwnTransactionsExhausted busy) {
+            throw busy;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("find failed: the database did not answer", e);
         }
