@@ -2,6 +2,7 @@ package dev.idempotency.jpa;
 
 import java.time.LocalDateTime;
 
+import jakarta.persistence.Cacheable;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -14,8 +15,13 @@ import jakarta.persistence.Version;
  * outcome replayed to retries. Times are the database's clock in UTC ({@link DatabaseClock}), never an
  * application node's. The DDL for PostgreSQL, MariaDB and H2 is in this jar under
  * {@code META-INF/idempotency/ddl/}.
+ *
+ * <p>Never in a second-level (shared) cache: other nodes change the rows with bulk statements that
+ * no node's cache hears of. A unit whose {@code shared-cache-mode} is {@code ALL} caches it anyway;
+ * the store's reads bypass that cache too ({@link JpaRecords}).
  */
 @Entity
+@Cacheable(false)
 @Table(name = "idempotency_record", indexes = {
     @Index(name = "idempotency_record_expiry", columnList = "state, expires_at"),
     @Index(name = "idempotency_record_lease", columnList = "state, lease_end")})

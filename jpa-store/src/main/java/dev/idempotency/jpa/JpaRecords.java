@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 
+import jakarta.persistence.CacheRetrieveMode;
+import jakarta.persistence.CacheStoreMode;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceException;
@@ -31,6 +33,12 @@ import dev.idempotency.spi.StoredOutcome;
  * the row free, overwritten by any claim. In-progress rows written before claims recorded their
  * retention have {@code expires_at} NULL: their lease end is their end.
  *
+ * <p><b>Reads.</b> Every read of a row goes to the database: past any second-level (shared) cache,
+ * which a unit with {@code shared-cache-mode ALL} keeps even of this {@code @Cacheable(false)}
+ * entity (other nodes change rows by statements this node's cache never sees), and, after a lost
+ * takeover race, in a transaction of its own, since under REPEATABLE READ (MariaDB's and MySQL's
+ * default) the losing transaction would see the row as it first read it.
+ *
  * <p><b>Owners.</b> {@link #complete}, {@link #markExecuted} and {@link #release} check the owner
  * token and the state, not the lease: an owner nobody took over keeps its claim after its lease,
  * until the row's retention ends.
@@ -48,13 +56,30 @@ public final class JpaRecords {
     private static final String DEAD = " (r.state IN (:completed, :executed, :inProgress) AND r.expiresAt <= :now)"
             + " OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd <= :abandonedBefore)";
 
-    /** A claim that keeps losing races (insert refused, row gone on read) gives up after this many rounds. */
+    /** A claim that keeps losing races (insert refused, row gone on read, takeover lost) gives up after this many rounds. */
     private static final int CLAIM_ROUNDS = 5;
+
+    /** Hints of every read: the database's row, never a second-level cache's copy, which is not updated either. */
+    private static final Map<String, Object> FROM_DATABASE = Map.of(
+            "jakarta.persistence.cache.retrieveMode", CacheRetrieveMode.BYPASS,
+            "jakarta.persistence.cache.storeMode", CacheStoreMode.BYPASS);
+
+    /**
+     * What a claim's transaction answers when its takeover UPDATE matched no row: another claim
+     * changed the row since it was read. The row is read again in a new transaction (a new round).
+     */
+    private static final ClaimResult TAKEOVER_LOST = new ClaimResult.Acquired("takeover lost", false);
 
     private final RecordTransactions transactions;
     private final DatabaseProduct product = new DatabaseProduct();
     private final DatabaseClock clock = new DatabaseClock(product);
     private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent(product);
+
+    /**
+     * For tests: runs in a claim's transaction after it read the key's row and before its takeover
+     * UPDATE, so that a test can let another claim win the row in between.
+     */
+    volatile Runnable beforeTakeover = () -> { };
 
     /**
      * @param transactions where the work runs
@@ -88,10 +113,14 @@ public final class JpaRecords {
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             try {
                 ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
-                if (result != null) {
+                if (result != null && result != TAKEOVER_LOST) {
                     return result;
                 }
-                continue; // the row the insert met was gone when read (released, purged): claim again
+                // the row the insert met was gone when read (released, purged), or another claim
+                // changed it first: claim again, reading it afresh
+                continue;
+            } catch (OwnTransactionsExhausted busy) {
+                throw busy;
             } catch (RuntimeException insertRefused) {
                 // Most likely a concurrent claim inserted the key first (unique violation): the
                 // row tells, in a new transaction.
@@ -100,15 +129,18 @@ public final class JpaRecords {
             ClaimResult existing;
             try {
                 existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept));
+            } catch (OwnTransactionsExhausted busy) {
+                throw busy;
             } catch (RuntimeException e) {
                 throw new IdempotencyStoreException("claim failed: the database did not answer", e);
             }
-            if (existing != null) {
+            if (existing != null && existing != TAKEOVER_LOST) {
                 return existing;
             }
-            // the row vanished between the two (released, purged): claim again
+            // the row vanished between the two (released, purged), or another claim changed it first: claim again
         }
-        throw new IdempotencyStoreException("claim failed: the insert was refused and no row explains why", lastFailure);
+        throw new IdempotencyStoreException("claim failed: the insert was refused or the key's row kept changing"
+                + " under the claim, " + CLAIM_ROUNDS + " times", lastFailure);
     }
 
     /** @return the claim's result, or null when the key's row vanished between the insert and the read */
@@ -126,7 +158,7 @@ public final class JpaRecords {
         // unique constraint (and the provider's log of the violation).
         ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease, kept);
         if (existing != null) {
-            return existing;
+            return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
         LocalDateTime now = clock.now();
         String owner = UUID.randomUUID().toString();
@@ -137,12 +169,13 @@ public final class JpaRecords {
 
     /**
      * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
-     *     row overwritten once its retention ended, by any request; or null when there is no row
+     *     row overwritten once its retention ended, by any request; {@link #TAKEOVER_LOST} when
+     *     another claim changed the row between its read and the takeover; or null when there is no row
      */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
             Duration kept) {
         LocalDateTime now = clock.now();
-        IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+        IdempotencyRecordEntity row = read(em, key);
         if (row == null) {
             return null;
         }
@@ -155,6 +188,7 @@ public final class JpaRecords {
                 return new ClaimResult.Existing(toRecord(row, now));
             }
             // the same request again after the lease: it takes the claim over, the old owner loses it
+            beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
                     + " r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
@@ -166,6 +200,7 @@ public final class JpaRecords {
                     .executeUpdate();
         } else {
             // retention over: the key is free for any request
+            beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
                     + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt,"
                     + " r.outcomeStatus = NULL, r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL,"
@@ -179,9 +214,15 @@ public final class JpaRecords {
             // a takeover: an in-progress claim (of a crashed or slow owner) replaced
             return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
         }
-        em.clear();
-        IdempotencyRecordEntity winner = em.find(IdempotencyRecordEntity.class, key);
-        return winner == null ? null : new ClaimResult.Existing(toRecord(winner, now));
+        // Lost: another claim changed the row since it was read. Not read again here: under
+        // REPEATABLE READ this transaction would see its first snapshot of the row, and the
+        // winner's claim may be over by now (released, expired); a new round reads it afresh.
+        return TAKEOVER_LOST;
+    }
+
+    /** @return the key's row as the database holds it, past any second-level cache; null when there is none */
+    private static IdempotencyRecordEntity read(EntityManager em, String key) {
+        return em.find(IdempotencyRecordEntity.class, key, FROM_DATABASE);
     }
 
     /**
@@ -269,6 +310,9 @@ public final class JpaRecords {
                 }
                 throw application;
             }
+            if (e instanceof OwnTransactionsExhausted busy) {
+                throw busy;
+            }
             throw new IdempotencyStoreException(operation + " failed: the database did not answer", e);
         }
     }
@@ -311,6 +355,8 @@ public final class JpaRecords {
                         .setParameter("executed", EXECUTED).setParameter("now", now)
                         .executeUpdate() == 1;
             });
+        } catch (OwnTransactionsExhausted busy) {
+            throw busy;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("release failed: the database did not answer", e);
         }
@@ -322,9 +368,11 @@ public final class JpaRecords {
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();
-                IdempotencyRecordEntity row = em.find(IdempotencyRecordEntity.class, key);
+                IdempotencyRecordEntity row = read(em, key);
                 return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
             });
+        } catch (OwnTransactionsExhausted busy) {
+            throw busy;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("find failed: the database did not answer", e);
         }

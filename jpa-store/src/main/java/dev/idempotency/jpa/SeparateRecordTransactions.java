@@ -1,12 +1,18 @@
 package dev.idempotency.jpa;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import javax.naming.InitialContext;
@@ -15,9 +21,15 @@ import javax.naming.NamingException;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.internal.ConfigLookup;
 import dev.idempotency.internal.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStoreException;
 
@@ -37,6 +49,15 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * run on that executor themselves (message consumers, batch workers), and once all its threads
  * wait for store work queued behind them, nothing runs (WildFly's has only a few threads: four
  * on a two-core machine). The pool grows with the callers waiting and shrinks after a minute idle.
+ *
+ * <p><b>Bounded.</b> At most {@code idempotency.jpa.max-own-transactions} (default
+ * {@value #DEFAULT_MAX_OWN_TRANSACTIONS}) such transactions run at once. Each needs a second
+ * connection of the datasource while its caller's transaction holds one, so the datasource's pool
+ * should have at least as many connections as the threads that call the store inside a
+ * transaction, plus this bound: a smaller pool runs dry under load, and then every caller waits
+ * for a connection nobody returns. Past the bound the work is refused at once
+ * ({@code IDEMP0511}, an {@link IdempotencyStoreException}: the library answers {@code 503}),
+ * never queued. A bad value fails the deployment ({@code IDEMP0510}).
  */
 @ApplicationScoped
 public class SeparateRecordTransactions implements RecordTransactions {
@@ -44,24 +65,96 @@ public class SeparateRecordTransactions implements RecordTransactions {
     private static final String DEFAULT_THREAD_FACTORY = "java:comp/DefaultManagedThreadFactory";
     private static final long WAIT_SECONDS = 30;
 
+    static final String MAX_OWN_TRANSACTIONS = "idempotency.jpa.max-own-transactions";
+    static final int DEFAULT_MAX_OWN_TRANSACTIONS = 16;
+    private static final int LARGEST_MAX_OWN_TRANSACTIONS = 1_000;
+
     @Inject
     JtaRecordTransactions transactions;
 
     private final TransactionGuard caller = new TransactionGuard();
     private volatile ExecutorService executor;
+    private volatile int maxOwnTransactions;
+    /** One for each own transaction submitted and not yet run to its end. */
+    private volatile Semaphore running;
+
+    private RecordTransactions delegate;
+    private BooleanSupplier callerPresent = caller::present;
+    private ThreadFactory threads;
+
+    /** For CDI. */
+    public SeparateRecordTransactions() {
+    }
+
+    /**
+     * For tests outside a container.
+     *
+     * @param work where the store's transactions run
+     * @param callerPresent whether the calling thread's transaction is open
+     * @param threads makes the store's own threads
+     * @param maxOwnTransactions the most transactions of the store's own running at once
+     */
+    SeparateRecordTransactions(RecordTransactions work, BooleanSupplier callerPresent, ThreadFactory threads,
+            int maxOwnTransactions) {
+        this.delegate = work;
+        this.callerPresent = callerPresent;
+        this.threads = threads;
+        this.maxOwnTransactions = maxOwnTransactions;
+    }
+
+    /** Reads and validates the bound when the application starts: a bad value fails the deployment. */
+    void validate(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        maxOwnTransactions = maxOwnTransactions(ConfigLookup.of(ConfigProvider.getConfig()));
+    }
+
+    /**
+     * @param config where the setting is read
+     * @return {@code idempotency.jpa.max-own-transactions}, validated
+     * @throws IdempotencyDefinitionException ({@code IDEMP0510}) naming the key, the value and what is allowed
+     */
+    static int maxOwnTransactions(ConfigLookup config) {
+        String raw = config.get(MAX_OWN_TRANSACTIONS).map(String::trim).orElse(String.valueOf(DEFAULT_MAX_OWN_TRANSACTIONS));
+        int value;
+        try {
+            value = Integer.parseInt(raw);
+        } catch (NumberFormatException e) {
+            value = -1;
+        }
+        if (value < 1 || value > LARGEST_MAX_OWN_TRANSACTIONS) {
+            throw new IdempotencyDefinitionException("IDEMP0510: library setting " + MAX_OWN_TRANSACTIONS + "='" + raw
+                    + "' is not allowed; allowed: an integer from 1 to " + LARGEST_MAX_OWN_TRANSACTIONS
+                    + " (the datasource's pool needs this many connections beyond its callers')");
+        }
+        return value;
+    }
+
+    private RecordTransactions delegate() {
+        return delegate != null ? delegate : transactions;
+    }
 
     @Override
     public <T> T inNewTransaction(Function<EntityManager, T> work) {
-        if (!caller.present()) {
-            return transactions.inNewTransaction(work);
+        if (!callerPresent.getAsBoolean()) {
+            return delegate().inNewTransaction(work);
         }
-        Future<T> result = executor().submit(() -> transactions.inNewTransaction(work));
+        ExecutorService pool = executor();
+        if (!running.tryAcquire()) {
+            throw new OwnTransactionsExhausted(maxOwnTransactions);
+        }
+        Slot<T> slot = new Slot<>(running, () -> delegate().inNewTransaction(work));
+        Future<T> result;
+        try {
+            result = pool.submit(slot);
+        } catch (RejectedExecutionException e) {
+            slot.release();
+            throw new IdempotencyStoreException("the store's threads are stopped (the application is stopping)", e);
+        }
         try {
             // Bounded: the caller's transaction may hold a lock the store's statement waits for
             // (the same key claimed twice in one transaction); a hang would hide that.
             return result.get(WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            result.cancel(true);
+            cancel(result, slot);
             throw new IdempotencyStoreException("the store's transaction did not finish within " + WAIT_SECONDS
                     + " s (waiting for a lock the caller's own transaction holds?)", e);
         } catch (ExecutionException e) {
@@ -74,7 +167,7 @@ public class SeparateRecordTransactions implements RecordTransactions {
             throw new IdempotencyStoreException("the store's transaction failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            result.cancel(true);
+            cancel(result, slot);
             throw new IdempotencyStoreException("interrupted while the store's transaction ran", e);
         }
     }
@@ -91,7 +184,45 @@ public class SeparateRecordTransactions implements RecordTransactions {
             // The caller's work was rolled back (a timeout): what would join it must not commit alone.
             throw new IdempotencyStoreException("the caller's transaction rolled back; nothing is recorded for it");
         }
-        return transactions.inCallerTransaction(work);
+        return delegate().inCallerTransaction(work);
+    }
+
+    /** A task cancelled before it started never returns its permit itself. */
+    private static void cancel(Future<?> result, Slot<?> slot) {
+        result.cancel(true);
+        if (!slot.started) {
+            slot.release();
+        }
+    }
+
+    /** An own transaction holding one permit, returned when it ends (before its caller hears of it). */
+    private static final class Slot<T> implements Callable<T> {
+
+        private final Semaphore permits;
+        private final Callable<T> work;
+        private final AtomicBoolean released = new AtomicBoolean();
+        volatile boolean started;
+
+        Slot(Semaphore permits, Callable<T> work) {
+            this.permits = permits;
+            this.work = work;
+        }
+
+        @Override
+        public T call() throws Exception {
+            started = true;
+            try {
+                return work.call();
+            } finally {
+                release();
+            }
+        }
+
+        void release() {
+            if (released.compareAndSet(false, true)) {
+                permits.release();
+            }
+        }
     }
 
     /** Looked up, not injected: a {@code @Resource} in a library jar is not resolved the same way on every server. */
@@ -101,20 +232,34 @@ public class SeparateRecordTransactions implements RecordTransactions {
             synchronized (this) {
                 found = executor;
                 if (found == null) {
-                    ManagedThreadFactory threads;
-                    try {
-                        threads = (ManagedThreadFactory) new InitialContext().lookup(DEFAULT_THREAD_FACTORY);
-                    } catch (NamingException e) {
-                        throw new IdempotencyStoreException("the JPA store needs Jakarta Concurrency's "
-                                + DEFAULT_THREAD_FACTORY + " to keep its transactions apart from the caller's", e);
-                    }
-                    found = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                            threads);
+                    int max = maxOwnTransactions > 0 ? maxOwnTransactions
+                            : maxOwnTransactions(ConfigLookup.of(ConfigProvider.getConfig()));
+                    maxOwnTransactions = max;
+                    Semaphore permits = new Semaphore(max);
+                    // max threads at most, as many as the permits: a task waits in the queue only while a
+                    // thread passes from the task before it to this one
+                    ThreadPoolExecutor pool = new ThreadPoolExecutor(max, max, 60, TimeUnit.SECONDS,
+                            new LinkedBlockingQueue<>(), threads());
+                    pool.allowCoreThreadTimeOut(true);
+                    running = permits;
+                    found = pool;
                     executor = found;
                 }
             }
         }
         return found;
+    }
+
+    private ThreadFactory threads() {
+        if (threads != null) {
+            return threads;
+        }
+        try {
+            return (ManagedThreadFactory) new InitialContext().lookup(DEFAULT_THREAD_FACTORY);
+        } catch (NamingException e) {
+            throw new IdempotencyStoreException("the JPA store needs Jakarta Concurrency's "
+                    + DEFAULT_THREAD_FACTORY + " to keep its transactions apart from the caller's", e);
+        }
     }
 
     @PreDestroy

@@ -40,15 +40,26 @@ final class Databases {
      * @return a factory on the database
      */
     static EntityManagerFactory fresh(String url, String user, String ddl, String unit) throws SQLException, IOException {
-        try (Connection connection = DriverManager.getConnection(url, user, "");
-                Statement statement = connection.createStatement()) {
-            ShippedDdl.recreate(statement, ddl);
-        }
+        recreate(url, user, ddl);
         return Persistence.createEntityManagerFactory(unit, Map.of(
                 "jakarta.persistence.jdbc.url", url,
                 "jakarta.persistence.jdbc.user", user,
                 "jakarta.persistence.jdbc.password", "",
                 "eclipselink.session-name", "idempotency-test-main"));
+    }
+
+    /**
+     * Recreates the table from the jar's DDL.
+     *
+     * @param url the JDBC URL
+     * @param user the user
+     * @param ddl the DDL file name under META-INF/idempotency/ddl
+     */
+    static void recreate(String url, String user, String ddl) throws SQLException, IOException {
+        try (Connection connection = DriverManager.getConnection(url, user, "");
+                Statement statement = connection.createStatement()) {
+            ShippedDdl.recreate(statement, ddl);
+        }
     }
 
     /**
@@ -62,7 +73,20 @@ final class Databases {
      * @return a factory on the database
      */
     static EntityManagerFactory open(String url, String user, String node) {
-        return Persistence.createEntityManagerFactory("idempotency-test", Map.of(
+        return open(url, user, node, "idempotency-test");
+    }
+
+    /**
+     * Opens a test persistence unit on a database whose table exists, as a node of its own.
+     *
+     * @param url the JDBC URL
+     * @param user the user
+     * @param node names the session
+     * @param unit the persistence unit
+     * @return a factory on the database
+     */
+    static EntityManagerFactory open(String url, String user, String node, String unit) {
+        return Persistence.createEntityManagerFactory(unit, Map.of(
                 "jakarta.persistence.jdbc.url", url,
                 "jakarta.persistence.jdbc.user", user,
                 "jakarta.persistence.jdbc.password", "",

@@ -1,0 +1,112 @@
+package dev.idempotency.jpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStoreException;
+
+/**
+ * Claims made while the caller's transaction is open run their transactions on threads of the
+ * store's own, each holding a second connection: at most {@code idempotency.jpa.max-own-transactions}
+ * at a time. Past the bound a claim fails at once (the library answers 503) instead of waiting for
+ * a thread or a connection until the 30 s timeout; the others run to their end.
+ */
+class OwnTransactionBoundTest extends PostgreSqlRecords {
+
+    private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
+    private static final Duration LEASE = Duration.ofMinutes(1);
+    private static final int BOUND = 3;
+    private static final int EXTRA = 4;
+
+    @Test
+    void pastTheBoundAClaimFailsFastAndNoneHangs() throws Exception {
+        SeparateRecordTransactions own = new SeparateRecordTransactions(new ResourceLocalTransactions(factory),
+                () -> true, Executors.defaultThreadFactory(), BOUND);
+        JpaRecords store = new JpaRecords(own);
+        ExecutorService callers = Executors.newFixedThreadPool(BOUND + EXTRA);
+        try (Connection blocker = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = blocker.createStatement()) {
+            assertThat(store.claim("warm-up", "fp", LEASE)).isInstanceOf(ClaimResult.Acquired.class);
+            // an uncommitted row for the key: every claim's insert waits for it, holding its thread and connection
+            blocker.setAutoCommit(false);
+            statement.executeUpdate("INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token, version,"
+                    + " lease_end, expires_at, created_at, updated_at) VALUES ('slow', 'IN_PROGRESS', 'fp', 'blocker', 1,"
+                    + " LOCALTIMESTAMP + INTERVAL '1 hour', LOCALTIMESTAMP + INTERVAL '1 hour', LOCALTIMESTAMP, LOCALTIMESTAMP)");
+
+            List<Future<ClaimResult>> running = new ArrayList<>();
+            for (int i = 0; i < BOUND; i++) {
+                running.add(callers.submit(() -> store.claim("slow", "fp", LEASE)));
+            }
+            awaitWaitingSessions(BOUND);
+
+            List<Future<Long>> extras = new ArrayList<>();
+            for (int i = 0; i < EXTRA; i++) {
+                extras.add(callers.submit(() -> {
+                    long start = System.nanoTime();
+                    assertThatThrownBy(() -> store.claim("slow", "fp", LEASE))
+                            .isInstanceOf(IdempotencyStoreException.class)
+                            .hasMessageContaining("IDEMP0511")
+                            .hasMessageContaining(SeparateRecordTransactions.MAX_OWN_TRANSACTIONS);
+                    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                }));
+            }
+            try {
+                for (Future<Long> extra : extras) {
+                    assertThat(extra.get(5, TimeUnit.SECONDS)).as("ms until a claim past the bound failed")
+                            .isLessThan(2_000);
+                }
+            } finally {
+                blocker.rollback();
+            }
+            int acquired = 0;
+            for (Future<ClaimResult> claim : running) {
+                if (claim.get(10, TimeUnit.SECONDS) instanceof ClaimResult.Acquired) {
+                    acquired++;
+                }
+            }
+            assertThat(acquired).as("the claims within the bound ran to their end: one of them won the key").isEqualTo(1);
+            assertThat(store.claim("after", "fp", LEASE)).as("the threads are free again")
+                    .isInstanceOf(ClaimResult.Acquired.class);
+        } finally {
+            callers.shutdownNow();
+            own.stop();
+        }
+    }
+
+    /** Polled on a connection of its own, outside any transaction: a transaction sees one snapshot of the activity. */
+    private static void awaitWaitingSessions(int expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int waiting = 0;
+        try (Connection monitor = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = monitor.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+                    rows.next();
+                    waiting = rows.getInt(1);
+                }
+                if (waiting >= expected) {
+                    return;
+                }
+                Thread.sleep(50);
+            }
+        }
+        throw new AssertionError("only " + waiting + " of " + expected + " claims are waiting for the row");
+    }
+}

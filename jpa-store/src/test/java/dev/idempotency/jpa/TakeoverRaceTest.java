@@ -1,0 +1,130 @@
+package dev.idempotency.jpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.persistence.EntityManagerFactory;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * A claim that loses a takeover race on MariaDB, whose default isolation is REPEATABLE READ: it
+ * read the key's row, another claim changed the row (and committed) before the loser's UPDATE,
+ * which then matched nothing. What the loser answers must be what the store holds now, not the
+ * row as the loser's transaction first saw it (its snapshot), and not a row whose time is over.
+ * On Hibernate the loser's transaction holds its snapshot from its first read; EclipseLink outside
+ * JTA reads that row outside the transaction (as it does on a server, where the snapshot holds).
+ */
+class TakeoverRaceTest {
+
+    private static final String URL = "jdbc:mariadb://127.0.0.1:3306/test";
+    private static final Duration SHORT = Duration.ofSeconds(1);
+    private static final Duration LEASE = Duration.ofSeconds(60);
+    private static final Duration RETENTION = Duration.ofHours(1);
+
+    private EntityManagerFactory factory;
+    private JpaRecords store;
+    private JpaRecords loser;
+
+    private void open(String unit) throws Exception {
+        factory = Databases.fresh(URL, "root", "mariadb.sql", unit);
+        store = new JpaRecords(new ResourceLocalTransactions(factory));
+        loser = new JpaRecords(new ResourceLocalTransactions(factory));
+    }
+
+    @AfterEach
+    void close() {
+        if (factory != null) {
+            factory.close();
+        }
+    }
+
+    /** Runs the other claim's work once, between the loser's read and its UPDATE. */
+    private void between(Runnable otherClaim) {
+        AtomicBoolean ran = new AtomicBoolean();
+        loser.beforeTakeover = () -> {
+            if (ran.compareAndSet(false, true)) {
+                otherClaim.run();
+            }
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void aLoserOfTheRaceForAnExpiredRecordDoesNotReplayItsOutcome(String unit) throws Exception {
+        open(unit);
+        ClaimResult.Acquired first = (ClaimResult.Acquired) store.claim("k", "fp-first", SHORT, SHORT);
+        assertThat(store.complete("k", first.owner(), StoredOutcome.of(201, Map.of(),
+                "{\"old\":true}".getBytes(StandardCharsets.UTF_8)), SHORT)).isTrue();
+        Thread.sleep(1_500); // the completed record's retention is over: the key is free
+        between(() -> assertThat(store.claim("k", "fp-winner", LEASE, RETENTION)).isInstanceOf(ClaimResult.Acquired.class));
+
+        ClaimResult answer = loser.claim("k", "fp-loser", LEASE, RETENTION);
+
+        IdempotencyRecord held = store.find("k").orElseThrow();
+        assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(held.fingerprint()).isEqualTo("fp-winner");
+        assertThat(answer).as("the loser answers with the winner's claim").isEqualTo(new ClaimResult.Existing(held));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void aLoserOfTheRaceForAKeyFreedMeanwhileAcquiresIt(String unit) throws Exception {
+        open(unit);
+        assertThat(store.claim("k", "fp-first", SHORT, SHORT)).isInstanceOf(ClaimResult.Acquired.class);
+        Thread.sleep(1_500); // an abandoned claim whose retention is over: the key is free
+        between(() -> {
+            ClaimResult.Acquired winner = (ClaimResult.Acquired) store.claim("k", "fp-winner", LEASE, RETENTION);
+            assertThat(store.release("k", winner.owner())).isTrue(); // its method failed: the key is free again
+        });
+
+        ClaimResult answer = loser.claim("k", "fp-loser", LEASE, RETENTION);
+
+        assertThat(answer).as("the key is free: the loser claims it, no 409").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.find("k")).get().extracting(IdempotencyRecord::state, IdempotencyRecord::fingerprint)
+                .containsExactly(RecordState.IN_PROGRESS, "fp-loser");
+        assertThat(store.complete("k", ((ClaimResult.Acquired) answer).owner(), StoredOutcome.withoutBody(204, Map.of()),
+                RETENTION)).as("the loser owns the key").isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void aLoserOfTheRaceDoesNotAnswerWithTheWinnersExpiredClaim(String unit) throws Exception {
+        open(unit);
+        assertThat(store.claim("k", "fp-first", SHORT, SHORT)).isInstanceOf(ClaimResult.Acquired.class);
+        Thread.sleep(1_500);
+        between(() -> {
+            // the winner's claim is over by the time the loser looks at it
+            assertThat(store.claim("k", "fp-winner", Duration.ofMillis(200), Duration.ofMillis(200)))
+                    .isInstanceOf(ClaimResult.Acquired.class);
+            sleep(400);
+        });
+
+        ClaimResult answer = loser.claim("k", "fp-loser", LEASE, RETENTION);
+
+        assertThat(answer).as("the winner's claim is over: the key is free, no 409").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.find("k")).get().extracting(IdempotencyRecord::state, IdempotencyRecord::fingerprint)
+                .containsExactly(RecordState.IN_PROGRESS, "fp-loser");
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
