@@ -38,8 +38,7 @@ public class CurrentCaller {
     private static final String SECURITY_CONTEXT = "jakarta.security.enterprise.SecurityContext";
 
     /** What servers call the unauthenticated caller in their {@code Principal} bean. */
-    static final Set<String> CONTAINER_ANONYMOUS_NAMES = Set.of("ANONYMOUS", "anonymous", "UNAUTHENTICATED",
-            "guest", "<anonymous>");
+    static final Set<String> CONTAINER_ANONYMOUS_NAMES = Set.of("ANONYMOUS", "anonymous", "UNAUTHENTICATED");
 
     @Inject
     BeanManager beanManager;

@@ -269,14 +269,12 @@ public class IdempotencyExtension implements Extension {
         return known.orElse(null);
     }
 
-    /** The plan of the nearest class up from the instance's that is a bean; else one built now. */
+    /**
+     * The plan of the bean class behind the instance (up through the classes a container
+     * generated, never to a superclass that is another bean); else, for a component the container
+     * did not report as a bean, one built now.
+     */
     private Optional<MethodPlan> findPlan(Class<?> targetClass, Method method) {
-        for (Class<?> type = targetClass; type != null && type != Object.class; type = type.getSuperclass()) {
-            Optional<MethodPlan> known = plans.get(new BeanMethod(type, method));
-            if (known != null) {
-                return known;
-            }
-        }
         Class<?> owner = ContainerSubclasses.beanClassOf(targetClass, method);
         return plans.computeIfAbsent(new BeanMethod(owner, method), m -> {
             boolean planned = PolicyResolver.annotationOf(owner, method).isPresent()

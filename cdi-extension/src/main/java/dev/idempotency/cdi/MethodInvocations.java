@@ -188,6 +188,9 @@ public class MethodInvocations {
      * transaction, the transaction committed: a rollback releases the key whatever the stage
      * did. A stage already complete when the method returns inside a transaction is handled like a
      * value (marked executed inside the transaction, completed on commit) or like a thrown failure.
+     * A stage still running is marked executed with the transaction's commit: if it then fails, the
+     * committed part stays executed (retries are told its result is not available), as for a
+     * failure the transaction commits despite.
      */
     private Object completeLater(OwnedClaim owned, MethodPlan plan, CompletionStage<?> stage) {
         if (stage == null) {
@@ -208,8 +211,14 @@ public class MethodInvocations {
             }
             return stage;
         }
+        boolean markable = transactions.active();
         StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value));
         ending.awaitTransaction(transactions.whenTransactionEnds(ending::transactionEnded));
+        // What the transaction commits is the work's first part: marked executed with it (fenced,
+        // as a failure's), so that a stage failing after the commit never lets a retry redo it.
+        if (markable && !owned.markExecutedWithCommit(transactions)) {
+            return CompletableFuture.failedFuture(owned.takenOver());
+        }
         // The caller gets a stage that completes only after the outcome is stored or released
         // (or, in a transaction still open, left to its end).
         return stage.whenComplete(ending::stageEnded);

@@ -178,21 +178,49 @@ public class OwnedClaim {
             release();
             return true;
         }
-        if (!markable) {
-            return true; // rollback-only already: it ends with the rollback
+        // rollback-only already (not markable): it ends with the rollback
+        return !markable || markExecutedWithCommit(transactions);
+    }
+
+    /**
+     * Marks the work executed as part of the caller's active transaction, for a method whose
+     * outcome is not known yet (a failure its transaction may commit despite, a stage still
+     * running): at once where the store joins the transaction (the mark rolls back with it), else
+     * just before the transaction commits, so that a rollback leaves no mark behind. A mark refused
+     * (the key was taken over) or failed makes the transaction roll back.
+     *
+     * @param transactions the caller's active transaction
+     * @return {@code false} if the key was found taken over at once: the transaction is marked
+     *     rollback-only, and the caller should say so
+     */
+    public boolean markExecutedWithCommit(TransactionGuard transactions) {
+        if (!store.joinsCallerTransaction()) {
+            transactions.beforeCommit(this::markQuietly);
+            return true;
         }
         try {
             if (markExecuted()) {
                 return true;
             }
+            transactions.setRollbackOnly();
+            return false;
         } catch (RuntimeException e) {
             // Not fenced: committing the writes could let a retry run them twice.
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
             transactions.setRollbackOnly();
             return true;
         }
-        transactions.setRollbackOnly();
-        return false;
+    }
+
+    /** @return whether the work is marked executed; a store failure is logged and counts as not */
+    private boolean markQuietly() {
+        try {
+            return markExecuted();
+        } catch (RuntimeException e) {
+            // Not fenced: committing the writes could let a retry run them twice.
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
+            return false;
+        }
     }
 
     /** @return whether the store marked the work executed (then so does this claim) */

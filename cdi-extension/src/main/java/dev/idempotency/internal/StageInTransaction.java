@@ -7,8 +7,8 @@ import dev.idempotency.spi.StoredOutcome;
 /**
  * The end of a claim whose method returned a stage that was not complete yet: the outcome is
  * stored once the stage completed and the transaction the method ran in (if any) committed; a
- * rollback or a failed stage releases the key. Whichever of the two ends second decides; a
- * rollback decides at once.
+ * rollback releases the key at once, whatever the stage does; a failed stage ends the claim once
+ * the transaction ended (released, unless its committed work was marked executed).
  */
 public final class StageInTransaction {
 
@@ -83,9 +83,11 @@ public final class StageInTransaction {
         }
         if (Boolean.FALSE.equals(transaction)) {
             claim.releaseAfterRollback();
-        } else if (ended && failed != null) {
+        } else if (!ended || (awaited && transaction == null)) {
+            return; // the other end is still to come
+        } else if (failed != null) {
             claim.release();
-        } else if (ended && (Boolean.TRUE.equals(transaction) || !awaited)) {
+        } else {
             claim.complete(outcome.apply(result));
         }
     }

@@ -159,6 +159,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return released;
     }
 
+    /** @return whether the back, which decides, joins the caller's transaction */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return back.joinsCallerTransaction();
+    }
+
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         if (frontUsable()) {

@@ -1,5 +1,6 @@
 package dev.idempotency.internal;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import javax.naming.InitialContext;
@@ -22,6 +23,8 @@ public final class TransactionGuard {
 
     private volatile TransactionSynchronizationRegistry registry;
     private volatile boolean absent;
+    /** Threads whose look-up failed: threads the application started itself, or a container without transactions. */
+    private final ThreadLocal<Boolean> noRegistryOnThisThread = new ThreadLocal<>();
 
     /**
      * @param onEnd called after the transaction ended, with {@code true} if it committed
@@ -62,6 +65,37 @@ public final class TransactionGuard {
             onEnd.accept(false);
         }
         return true;
+    }
+
+    /**
+     * Runs a check just before this thread's active transaction commits (in {@code beforeCompletion},
+     * which runs only when a commit is attempted); when it answers {@code false} the transaction
+     * rolls back instead.
+     *
+     * @param mayCommit the check
+     */
+    public void beforeCommit(BooleanSupplier mayCommit) {
+        TransactionSynchronizationRegistry transactions = registry();
+        if (status(transactions) != Status.STATUS_ACTIVE) {
+            return;
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                if (!mayCommit.getAsBoolean()) {
+                    try {
+                        transactions.setRollbackOnly();
+                    } catch (IllegalStateException e) {
+                        // A synchronization's exception rolls the transaction back too.
+                        throw new IllegalStateException("the transaction must not commit", e);
+                    }
+                }
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+            }
+        });
     }
 
     /** Marks the thread's transaction, if any, rollback-only: it must not commit, whoever catches what. */
@@ -110,7 +144,7 @@ public final class TransactionGuard {
 
     private TransactionSynchronizationRegistry registry() {
         TransactionSynchronizationRegistry found = registry;
-        if (found != null || absent) {
+        if (found != null || absent || noRegistryOnThisThread.get() != null) {
             return found;
         }
         try {
@@ -119,8 +153,10 @@ public final class TransactionGuard {
         } catch (NoInitialContextException | NoClassDefFoundError e) {
             absent = true; // no JNDI at all (Weld SE, a plain JVM): claims end with the method
         } catch (NamingException | RuntimeException e) {
-            // No java:comp on this thread (one the application started itself, not the server):
-            // no transaction here, but the next call, on a server's thread, looks again.
+            // No java:comp on this thread (one the application started itself, not the server's),
+            // or a container without transactions: no transaction here, and this thread does not
+            // look again; another thread, a server's, does.
+            noRegistryOnThisThread.set(Boolean.TRUE);
             return null;
         }
         return found;

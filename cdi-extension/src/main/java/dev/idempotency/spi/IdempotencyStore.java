@@ -140,6 +140,19 @@ public interface IdempotencyStore {
     boolean release(String key, String owner);
 
     /**
+     * Whether {@link #markExecuted} joins the caller's JTA transaction, so that the mark commits or
+     * rolls back with the caller's work (the JPA store on the business database). For a store that
+     * cannot join, the library marks the work executed of a method whose outcome is not yet known
+     * (a failure its transaction may commit despite, a stage still running) only once the
+     * transaction is about to commit, so that a rollback leaves no mark to undo.
+     *
+     * @return {@code false} by default
+     */
+    default boolean joinsCallerTransaction() {
+        return false;
+    }
+
+    /**
      * Whether this store keeps its records in the application's own JVM, so that reading one
      * costs no round trip. For any other store the library keeps a short-lived copy of the
      * completed records it read (its replay cache), so that a storm of retries of one key costs

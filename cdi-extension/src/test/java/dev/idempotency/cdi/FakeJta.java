@@ -75,9 +75,19 @@ final class FakeJta implements TransactionSynchronizationRegistry {
             rollback();
             return false;
         }
-        transaction.status = Status.STATUS_PREPARING;
-        transaction.synchronizations.forEach(Synchronization::beforeCompletion);
-        transaction.interposed.forEach(Synchronization::beforeCompletion);
+        try {
+            // As the servers do: the synchronizations run while the transaction is still active,
+            // and may mark it rollback-only, or throw, which rolls it back too.
+            transaction.synchronizations.forEach(Synchronization::beforeCompletion);
+            transaction.interposed.forEach(Synchronization::beforeCompletion);
+        } catch (RuntimeException e) {
+            rollback();
+            return false;
+        }
+        if (transaction.status == Status.STATUS_MARKED_ROLLBACK) {
+            rollback();
+            return false;
+        }
         end(transaction, Status.STATUS_COMMITTED);
         return true;
     }

@@ -67,6 +67,13 @@ class TransactionBindingTest {
             return CompletableFuture.completedFuture("done " + effect());
         }
 
+        /** A stage the test completes when it likes: after the transaction ended, say. */
+        @Idempotent(fingerprintArguments = false)
+        public CompletionStage<String> pending(@IdempotencyKey String id, CompletableFuture<String> result) {
+            effect();
+            return result;
+        }
+
         @Idempotent(lease = "PT0.5S", fingerprintArguments = false)
         public String slow(@IdempotencyKey String id, long millis) throws InterruptedException {
             int execution = effect();
@@ -201,5 +208,46 @@ class TransactionBindingTest {
 
         assertThat(slowOwner.get(10, TimeUnit.SECONDS)).as("the slow owner's transaction committed").isFalse();
         assertThat(ledger.committedEffects()).as("one committed execution").isEqualTo(1);
+    }
+
+    @Test
+    void aStageThatFailsAfterItsTransactionCommittedNeverLetsARetryRedoTheCommittedWork() throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        CompletionStage<String> answer = ledger.pending("p-1", result);
+        assertThat(jta.commit()).isTrue();
+        result.completeExceptionally(new IllegalStateException("the stage's own part failed"));
+        assertThatThrownBy(() -> answer.toCompletableFuture().get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
+
+        assertThatThrownBy(() -> ledger.pending("p-1", CompletableFuture.completedFuture("again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).as("the committed part is in: it never runs again")
+                .hasRootCauseInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aStageWhoseTransactionRolledBackIsReleasedWhateverTheStageDoesLater() throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        ledger.pending("p-2", result);
+        jta.rollback();
+        result.complete("too late");
+
+        assertThat(ledger.pending("p-2", CompletableFuture.completedFuture("ran again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).isEqualTo("ran again");
+        assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void aStageThatSucceedsAfterItsTransactionCommittedIsReplayed() throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        ledger.pending("p-3", result);
+        assertThat(jta.commit()).isTrue();
+        result.complete("done later");
+
+        assertThat(ledger.pending("p-3", new CompletableFuture<>()).toCompletableFuture().get(5, TimeUnit.SECONDS))
+                .isEqualTo("done later");
+        assertThat(ledger.executions()).isEqualTo(1);
     }
 }

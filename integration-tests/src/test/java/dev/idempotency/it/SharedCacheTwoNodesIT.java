@@ -22,7 +22,13 @@ import dev.idempotency.it.support.PayaraMicroProcess;
  * Two Payara Micro nodes on one PostgreSQL, their persistence unit with EclipseLink's shared
  * cache ON for every entity: a node that read a record in progress (and would keep that copy in
  * its shared cache) answers the replay once the other node completed it, never a stale
- * {@code 409}; an executed record completed elsewhere is never reported lost.
+ * {@code 409}.
+ *
+ * <p>On PostgreSQL this held before the store bypassed the cache too: a claim there first runs
+ * the one-statement native insert, after which EclipseLink reads that transaction's rows from the
+ * database. The stale reads themselves (a plain {@code find}, and claims on databases without the
+ * one-statement insert) are shown by the store's {@code SharedCacheTest}; this test keeps the
+ * deployment honest end to end.
  */
 class SharedCacheTwoNodesIT {
 

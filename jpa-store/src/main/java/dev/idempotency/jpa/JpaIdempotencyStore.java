@@ -76,6 +76,12 @@ public class JpaIdempotencyStore implements IdempotencyStore {
         return records.release(key, owner);
     }
 
+    /** @return {@code true}: {@link #markExecuted} joins the caller's transaction, with the business rows */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return true;
+    }
+
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         return records.find(key);

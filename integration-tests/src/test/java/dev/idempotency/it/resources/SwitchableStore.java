@@ -65,6 +65,11 @@ public class SwitchableStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean joinsCallerTransaction() {
+        return delegate.joinsCallerTransaction();
+    }
+
+    @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         check();
         return delegate.complete(key, owner, outcome, retention);
