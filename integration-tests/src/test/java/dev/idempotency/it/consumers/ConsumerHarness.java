@@ -73,6 +73,13 @@ public class ConsumerHarness {
         return Redeliveries.run(executor, effects, variant, () -> consumer.apply(message), times, concurrent);
     }
 
+    /** Who the server says the caller is: its user principal's name, or "" when unauthenticated. */
+    @POST
+    @Path("whoami")
+    public Map<String, String> whoami(@jakarta.ws.rs.core.Context jakarta.ws.rs.core.SecurityContext security) {
+        return Map.of("user", security.getUserPrincipal() == null ? "" : security.getUserPrincipal().getName());
+    }
+
     /** Issues a token to the current caller through the CDI bean, as a non-HTTP caller would. */
     @POST
     @Path("token")
