@@ -114,8 +114,8 @@ public final class InfinispanRecords {
                 }
                 seen = previous;
             }
-            if (!seen.is(RecordState.IN_PROGRESS) || !seen.getFingerprint().equals(fingerprint)
-                    || round >= MAX_TAKEOVER_ROUNDS || cache.containsKey(leaseKey(key, seen.getOwner()))) {
+            if (!seen.inProgressFor(fingerprint) || round >= MAX_TAKEOVER_ROUNDS
+                    || cache.containsKey(leaseKey(key, seen.getOwner()))) {
                 return new ClaimResult.Existing(toRecord(key, seen));
             }
             // Its owner's lease is over for good (a marker is never written again): take over that
