@@ -47,6 +47,8 @@ public class InfinispanConnection {
 
     private InfinispanSettings settings;
     private RemoteCacheManager ownManager;
+    private Properties ownProperties;
+    private boolean configurationChecked;
     private RemoteCacheManager givenManager;
     private volatile InfinispanRecords records;
 
@@ -106,7 +108,13 @@ public class InfinispanConnection {
     }
 
     private InfinispanRecords connect() {
-        return open(manager(), settings());
+        InfinispanRecords opened = open(manager(), settings());
+        if (ownProperties != null && !configurationChecked) {
+            // once, where the client's properties also say how to reach the REST API
+            configurationChecked = true;
+            CacheConfigurationCheck.logRisks(ownProperties, settings().cacheName());
+        }
+        return opened;
     }
 
     /**
@@ -214,8 +222,8 @@ public class InfinispanConnection {
         }
         if (ownManager == null) {
             Config config = ConfigProvider.getConfig();
-            ownManager = new RemoteCacheManager(clientConfiguration(
-                    InfinispanSettings.clientProperties(config.getPropertyNames(), ConfigLookup.of(config))));
+            ownProperties = InfinispanSettings.clientProperties(config.getPropertyNames(), ConfigLookup.of(config));
+            ownManager = new RemoteCacheManager(clientConfiguration(ownProperties));
         }
         return ownManager;
     }

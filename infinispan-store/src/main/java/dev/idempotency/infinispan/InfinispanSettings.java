@@ -16,7 +16,9 @@ import dev.idempotency.internal.ConfigLookup;
  *     {@code idempotency.infinispan.max-entries} entries per node (default {@value #DEFAULT_MAX_ENTRIES})
  *     and refusing writes of new entries when full rather than evicting any: the EXCEPTION
  *     strategy, which Infinispan allows on transactional caches only, hence the server-side
- *     transactions; no client transaction manager is involved)
+ *     transactions; no client transaction manager is involved; split, it denies reads and writes
+ *     of keys whose owners are not all in one's partition, so that no key is claimed in two
+ *     halves, and a merge keeps the preferred partition's entries)
  */
 public record InfinispanSettings(String cacheName, String cacheConfiguration) {
 
@@ -37,6 +39,7 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
                 + "<encoding media-type=\"application/x-protostream\"/>"
                 + "<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>"
                 + "<memory max-count=\"" + maxEntries + "\" when-full=\"EXCEPTION\"/>"
+                + "<partition-handling when-split=\"DENY_READ_WRITES\" merge-policy=\"PREFERRED_ALWAYS\"/>"
                 + "</distributed-cache>";
     }
 

@@ -23,6 +23,9 @@ public final class InfinispanServer implements AutoCloseable {
 
     public static final String USER = "idem";
     public static final String PASSWORD = "idem-secret";
+    /** A user with the ADMIN permission (reading cache configurations needs it), for checks only. */
+    public static final String ADMIN = "idem-admin";
+    public static final String ADMIN_PASSWORD = "idem-admin-secret";
     private static final String[] CONF = {"infinispan.xml", "log4j2.xml", "users.properties", "groups.properties"};
 
     private final ChildProcess process;
@@ -200,6 +203,14 @@ public final class InfinispanServer implements AutoCloseable {
             Thread.sleep(250);
         }
         throw new AssertionError("Infinispan did not become healthy within " + timeout + "; see " + process.log());
+    }
+
+    /** @return the client properties of {@link #clientProperties()} with the {@value #ADMIN} user */
+    public Properties adminClientProperties() {
+        Properties client = clientProperties();
+        client.setProperty("infinispan.client.hotrod.auth_username", ADMIN);
+        client.setProperty("infinispan.client.hotrod.auth_password", ADMIN_PASSWORD);
+        return client;
     }
 
     /**

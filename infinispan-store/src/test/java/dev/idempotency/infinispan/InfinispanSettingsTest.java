@@ -55,10 +55,11 @@ class InfinispanSettingsTest {
     }
 
     @Test
-    void theDefaultCacheIsBoundedRefusingWritesWhenFull() {
+    void theDefaultCacheIsBoundedRefusingWritesWhenFullAndDeniesWritesWhenSplit() {
         String configuration = InfinispanSettings.load(config(Map.of())).cacheConfiguration();
 
-        assertThat(configuration).contains("max-count=\"1000000\"", "when-full=\"EXCEPTION\"");
+        assertThat(configuration).contains("max-count=\"1000000\"", "when-full=\"EXCEPTION\"",
+                "when-split=\"DENY_READ_WRITES\"", "merge-policy=\"PREFERRED_ALWAYS\"");
         assertThat(InfinispanSettings.load(config(Map.of("idempotency.infinispan.max-entries", "5000")))
                 .cacheConfiguration()).contains("max-count=\"5000\"");
     }
