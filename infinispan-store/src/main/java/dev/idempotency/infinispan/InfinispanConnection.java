@@ -1,6 +1,8 @@
 package dev.idempotency.infinispan;
 
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,9 +13,12 @@ import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.infinispan.client.hotrod.Flag;
+import org.infinispan.client.hotrod.MetadataValue;
 import org.infinispan.client.hotrod.RemoteCache;
 import org.infinispan.client.hotrod.RemoteCacheManager;
 import org.infinispan.client.hotrod.configuration.ConfigurationBuilder;
+import org.infinispan.client.hotrod.exceptions.HotRodClientException;
 import org.infinispan.commons.configuration.StringConfiguration;
 import org.infinispan.commons.marshall.ProtoStreamMarshaller;
 
@@ -24,7 +29,8 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * The store's connection to Infinispan: the application's {@link IdempotencyCacheManager} when it
  * produces one, else a {@code RemoteCacheManager} of its own, built once from the
  * {@code infinispan.client.hotrod.*} properties of MicroProfile Config and closed on shutdown.
- * The cache is created when absent and the schema registered on first use, so the application
+ * The cache is created when absent and the schema registered on first use (only over an older
+ * version of it: see {@link IdempotencySchema}), so the application
  * deploys while the server is down and works once it is up, without a restart.
  */
 @ApplicationScoped
@@ -32,6 +38,8 @@ public class InfinispanConnection {
 
     /** The server's cache of ProtoStream schemas. */
     static final String SCHEMA_CACHE = "___protobuf_metadata";
+    private static final Logger LOG = Logger.getLogger(InfinispanConnection.class.getName());
+    private static final AtomicBoolean NEWER_SCHEMA_LOGGED = new AtomicBoolean();
 
     @Inject
     @IdempotencyCacheManager
@@ -39,6 +47,8 @@ public class InfinispanConnection {
 
     private InfinispanSettings settings;
     private RemoteCacheManager ownManager;
+    private Properties ownProperties;
+    private boolean configurationChecked;
     private RemoteCacheManager givenManager;
     private volatile InfinispanRecords records;
 
@@ -98,7 +108,13 @@ public class InfinispanConnection {
     }
 
     private InfinispanRecords connect() {
-        return open(manager(), settings());
+        InfinispanRecords opened = open(manager(), settings());
+        if (ownProperties != null && !configurationChecked) {
+            // once, where the client's properties also say how to reach the REST API
+            configurationChecked = true;
+            CacheConfigurationCheck.logRisks(ownProperties, settings().cacheName());
+        }
+        return opened;
     }
 
     /**
@@ -112,12 +128,7 @@ public class InfinispanConnection {
      */
     public static InfinispanRecords open(RemoteCacheManager manager, InfinispanSettings settings) {
         try {
-            RemoteCache<String, String> schemas = manager.getCache(SCHEMA_CACHE);
-            schemas.put(IdempotencySchema.INSTANCE.getProtoFileName(), IdempotencySchema.INSTANCE.getProtoFile());
-            String errors = schemas.get(IdempotencySchema.INSTANCE.getProtoFileName() + ".errors");
-            if (errors != null) {
-                throw new IdempotencyStoreException("the Infinispan server refused the idempotency schema: " + errors);
-            }
+            registerSchema(manager);
             RemoteCache<String, StoredRecord> cache = manager.administration()
                     .getOrCreateCache(settings.cacheName(), new StringConfiguration(settings.cacheConfiguration()));
             return new InfinispanRecords(cache);
@@ -125,6 +136,68 @@ public class InfinispanConnection {
             throw e;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("the Infinispan cache '" + settings.cacheName() + "' could not be reached", e);
+        }
+    }
+
+    /**
+     * Registers our schema on the server when it has none or an older one (compare-and-set on the
+     * version read, so that of nodes racing with different versions the newest stays); a newer one,
+     * registered by a node of a later version during a rolling upgrade, is left as it is: its
+     * fields are a superset of ours, and our client marshals with its own copy of our schema.
+     */
+    static void registerSchema(RemoteCacheManager manager) {
+        RemoteCache<String, String> schemas = manager.getCache(SCHEMA_CACHE);
+        String name = IdempotencySchema.INSTANCE.getProtoFileName();
+        String ours = IdempotencySchema.serverSchema();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            MetadataValue<String> current = schemas.getWithMetadata(name);
+            if (current == null) {
+                if (schemas.withFlags(Flag.FORCE_RETURN_VALUE).putIfAbsent(name, ours) == null) {
+                    break;
+                }
+                continue; // another node registered one meanwhile: compare versions with it
+            }
+            int theirs = IdempotencySchema.versionOf(current.getValue());
+            if (theirs > IdempotencySchema.VERSION) {
+                if (NEWER_SCHEMA_LOGGED.compareAndSet(false, true)) {
+                    LOG.warning("IDEMP0610: the Infinispan server holds version " + theirs + " of the idempotency schema ("
+                            + name + "), newer than this node's (" + IdempotencySchema.VERSION + "): left as it is (a"
+                            + " rolling upgrade under way); this node reads records of the newer version, treating"
+                            + " states it does not know as in progress. Logged once.");
+                }
+                break;
+            }
+            if (theirs == IdempotencySchema.VERSION || upgrade(schemas, name, ours, current, theirs)) {
+                break;
+            }
+        }
+        String errors = schemas.get(name + ".errors");
+        if (errors != null) {
+            throw new IdempotencyStoreException("the Infinispan server refused the idempotency schema: " + errors);
+        }
+    }
+
+    /**
+     * Replaces an older version of the schema with ours, if the server accepts it: Infinispan 15.2
+     * checks that a schema update is compatible ({@code IPROTO000039}); one it refuses is logged
+     * ({@code IDEMP0614}) and kept, since our client marshals with its own copy of the schema and
+     * the fields are wire-compatible: only the server's own reading (REST, console) is affected.
+     *
+     * @return whether this attempt is settled (replaced or refused); false when the entry changed
+     *     meanwhile
+     */
+    private static boolean upgrade(RemoteCache<String, String> schemas, String name, String ours,
+            MetadataValue<String> current, int theirs) {
+        try {
+            return schemas.replaceWithVersion(name, ours, current.getVersion());
+        } catch (HotRodClientException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("IPROTO")) {
+                throw e;
+            }
+            LOG.warning("IDEMP0614: the Infinispan server refused to replace version " + theirs + " of the idempotency"
+                    + " schema (" + name + ") with this node's version " + IdempotencySchema.VERSION + ": " + e.getMessage()
+                    + "; the store works on, the server reads records with the version it has");
+            return true;
         }
     }
 
@@ -149,8 +222,8 @@ public class InfinispanConnection {
         }
         if (ownManager == null) {
             Config config = ConfigProvider.getConfig();
-            ownManager = new RemoteCacheManager(clientConfiguration(
-                    InfinispanSettings.clientProperties(config.getPropertyNames(), ConfigLookup.of(config))));
+            ownProperties = InfinispanSettings.clientProperties(config.getPropertyNames(), ConfigLookup.of(config));
+            ownManager = new RemoteCacheManager(clientConfiguration(ownProperties));
         }
         return ownManager;
     }

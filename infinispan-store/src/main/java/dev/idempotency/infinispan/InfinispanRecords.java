@@ -86,7 +86,13 @@ public final class InfinispanRecords {
             // The lease before the record: a record whose owner has no marker is then always one
             // whose lease ran out, never one whose marker is still to come. A plain put: the key is
             // this claim's own, so a retried write is harmless. Left to expire if we do not acquire.
-            cache.put(leaseKey(key, owner), claimed, lease.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                cache.put(leaseKey(key, owner), claimed, lease.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RuntimeException refused) {
+                // A bounded cache that is full refuses new entries instead of evicting: a key that has
+                // a record still answers with it (replays go on), a new key fails (503, nothing runs).
+                return existingOrThrow(key, refused);
+            }
             StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
             // The client retries a write whose answer was lost in a topology change (ISPN006010):
             // finding its own fresh owner token means the first attempt won.
@@ -114,8 +120,8 @@ public final class InfinispanRecords {
                 }
                 seen = previous;
             }
-            if (!seen.is(RecordState.IN_PROGRESS) || !seen.getFingerprint().equals(fingerprint)
-                    || round >= MAX_TAKEOVER_ROUNDS || cache.containsKey(leaseKey(key, seen.getOwner()))) {
+            if (!seen.inProgressFor(fingerprint) || round >= MAX_TAKEOVER_ROUNDS
+                    || cache.containsKey(leaseKey(key, seen.getOwner()))) {
                 return new ClaimResult.Existing(toRecord(key, seen));
             }
             // Its owner's lease is over for good (a marker is never written again): take over that
@@ -131,6 +137,24 @@ public final class InfinispanRecords {
             }
             seen = current == null ? null : current.getValue();
         }
+    }
+
+    /**
+     * A claim whose lease marker could not be written: it cannot acquire, so the record, if any,
+     * is its answer (as for a claim that lost the {@code putIfAbsent}); else the failure stands.
+     */
+    private ClaimResult existingOrThrow(String key, RuntimeException refused) {
+        StoredRecord existing;
+        try {
+            existing = cache.get(key);
+        } catch (RuntimeException e) {
+            refused.addSuppressed(e);
+            throw refused;
+        }
+        if (existing == null) {
+            throw refused;
+        }
+        return new ClaimResult.Existing(toRecord(key, existing));
     }
 
     /** See {@link dev.idempotency.spi.IdempotencyStore#complete}. */
@@ -205,7 +229,21 @@ public final class InfinispanRecords {
         } catch (IdempotencyStoreException e) {
             throw e;
         } catch (RuntimeException e) {
+            if (full(e)) {
+                throw new IdempotencyStoreException(operation + " refused: the Infinispan cache is full (it refuses"
+                        + " new entries rather than evicting live ones; see idempotency.infinispan.max-entries)", e);
+            }
             throw new IdempotencyStoreException(operation + " failed: the Infinispan server did not answer", e);
         }
+    }
+
+    /** @return whether the server refused a write because the cache is at its bound (ContainerFullException) */
+    private static boolean full(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("ContainerFullException")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,5 +1,6 @@
 package dev.idempotency.infinispan;
 
+import java.util.Optional;
 import java.util.Properties;
 
 import dev.idempotency.IdempotencyDefinitionException;
@@ -11,7 +12,13 @@ import dev.idempotency.internal.ConfigLookup;
  * @param cacheName the cache's name ({@code idempotency.infinispan.cache}, default {@code idempotency})
  * @param cacheConfiguration the configuration used to create it when absent
  *     ({@code idempotency.infinispan.cache-configuration}: Infinispan XML or JSON; default a
- *     DIST_SYNC cache with 2 owners storing ProtoStream)
+ *     DIST_SYNC cache with 2 owners storing ProtoStream, bounded to
+ *     {@code idempotency.infinispan.max-entries} entries per node (default {@value #DEFAULT_MAX_ENTRIES})
+ *     and refusing writes of new entries when full rather than evicting any: the EXCEPTION
+ *     strategy, which Infinispan allows on transactional caches only, hence the server-side
+ *     transactions; no client transaction manager is involved; split, it denies reads and writes
+ *     of keys whose owners are not all in one's partition, so that no key is claimed in two
+ *     halves, and a merge keeps the preferred partition's entries)
  */
 public record InfinispanSettings(String cacheName, String cacheConfiguration) {
 
@@ -19,8 +26,22 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
     public static final String CLIENT_PREFIX = "infinispan.client.hotrod.";
     static final String CACHE = "idempotency.infinispan.cache";
     static final String CACHE_CONFIGURATION = "idempotency.infinispan.cache-configuration";
-    static final String DEFAULT_CACHE_CONFIGURATION =
-            "<distributed-cache mode=\"SYNC\" owners=\"2\"><encoding media-type=\"application/x-protostream\"/></distributed-cache>";
+    static final String MAX_ENTRIES = "idempotency.infinispan.max-entries";
+    /** Entries per node (a key takes two or three: its record, its claimers' lease markers, its outcome marker). */
+    static final long DEFAULT_MAX_ENTRIES = 1_000_000;
+
+    /**
+     * @param maxEntries the bound, in entries per node
+     * @return the configuration of the cache the store creates by default
+     */
+    static String defaultCacheConfiguration(long maxEntries) {
+        return "<distributed-cache mode=\"SYNC\" owners=\"2\">"
+                + "<encoding media-type=\"application/x-protostream\"/>"
+                + "<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>"
+                + "<memory max-count=\"" + maxEntries + "\" when-full=\"EXCEPTION\"/>"
+                + "<partition-handling when-split=\"DENY_READ_WRITES\" merge-policy=\"PREFERRED_ALWAYS\"/>"
+                + "</distributed-cache>";
+    }
 
     /**
      * @param config where the settings are read
@@ -33,7 +54,28 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
             throw new IdempotencyDefinitionException("IDEMP0601: library setting " + CACHE + "='" + cache
                     + "' is not allowed; allowed: a cache name of letters, digits, '.', '_' and '-'");
         }
-        String configuration = config.get(CACHE_CONFIGURATION).map(String::trim).orElse(DEFAULT_CACHE_CONFIGURATION);
+        Optional<String> maxEntries = config.get(MAX_ENTRIES).map(String::trim);
+        long bound = DEFAULT_MAX_ENTRIES;
+        if (maxEntries.isPresent()) {
+            try {
+                bound = Long.parseLong(maxEntries.get());
+            } catch (NumberFormatException e) {
+                bound = 0;
+            }
+            if (bound < 1) {
+                throw new IdempotencyDefinitionException("IDEMP0603: library setting " + MAX_ENTRIES + "='"
+                        + maxEntries.get() + "' is not allowed; allowed: a whole number of entries per node, 1 to "
+                        + Long.MAX_VALUE);
+            }
+        }
+        Optional<String> own = config.get(CACHE_CONFIGURATION).map(String::trim);
+        if (own.isPresent() && maxEntries.isPresent()) {
+            throw new IdempotencyDefinitionException("IDEMP0604: library setting " + MAX_ENTRIES + "='" + maxEntries.get()
+                    + "' is not allowed beside " + CACHE_CONFIGURATION + "; allowed: one of them (bound a cache"
+                    + " configuration of your own with <memory max-count=\"...\" when-full=\"EXCEPTION\"/>"
+                    + " and a transaction mode, or leave out the configuration)");
+        }
+        String configuration = own.orElse(defaultCacheConfiguration(bound));
         if (!configuration.startsWith("<") && !configuration.startsWith("{")) {
             throw new IdempotencyDefinitionException("IDEMP0602: library setting " + CACHE_CONFIGURATION + "='"
                     + configuration + "' is not allowed; allowed: an Infinispan cache configuration in XML or JSON");

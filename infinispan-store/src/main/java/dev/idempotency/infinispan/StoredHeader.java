@@ -20,13 +20,13 @@ public final class StoredHeader {
     }
 
     /** @return the header name */
-    @ProtoField(number = 1, required = true)
+    @ProtoField(number = 1)
     public String getName() {
         return name;
     }
 
     /** @return the value */
-    @ProtoField(number = 2, required = true)
+    @ProtoField(number = 2)
     public String getValue() {
         return value;
     }

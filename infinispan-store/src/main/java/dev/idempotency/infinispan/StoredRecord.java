@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 
 import org.infinispan.protostream.annotations.ProtoFactory;
 import org.infinispan.protostream.annotations.ProtoField;
@@ -18,8 +21,18 @@ import dev.idempotency.spi.StoredOutcome;
  * kept by the server: {@code max(lease, retention)} while in progress, the retention once
  * executed or completed. The lease markers ({@code key|lease|owner}) and outcome markers
  * ({@code key|due}) are stored as this type too: no schema of their own.
+ *
+ * <p><b>Other versions.</b> Every field is optional, so that a record another version of the
+ * store wrote (fields added, or no longer written) reads without a failure; unknown fields are
+ * skipped. A state this version does not know (a newer node's) is read as executed, its outcome
+ * still expected: never free (the key does not run again here), never a store failure; the
+ * claimer retries later ({@code 409}). Each unknown state is logged once ({@code IDEMP0611}).
  */
 public final class StoredRecord {
+
+    private static final Logger LOG = Logger.getLogger(StoredRecord.class.getName());
+    /** States already logged as unknown; bounded, so that garbage cannot grow it. */
+    private static final Set<String> UNKNOWN_LOGGED = ConcurrentHashMap.newKeySet();
 
     private final String state;
     private final String fingerprint;
@@ -68,19 +81,19 @@ public final class StoredRecord {
     }
 
     /** @return the state's name */
-    @ProtoField(number = 1, required = true)
+    @ProtoField(number = 1)
     public String getState() {
         return state;
     }
 
     /** @return the claimer's fingerprint */
-    @ProtoField(number = 2, required = true)
+    @ProtoField(number = 2)
     public String getFingerprint() {
         return fingerprint;
     }
 
     /** @return the owner token */
-    @ProtoField(number = 3, required = true)
+    @ProtoField(number = 3)
     public String getOwner() {
         return owner;
     }
@@ -114,7 +127,12 @@ public final class StoredRecord {
     }
 
     boolean ownedBy(String candidate) {
-        return owner.equals(candidate);
+        return candidate != null && candidate.equals(owner);
+    }
+
+    /** @return whether it is in progress for this fingerprint (a record without one matches none) */
+    boolean inProgressFor(String candidate) {
+        return is(RecordState.IN_PROGRESS) && fingerprint != null && fingerprint.equals(candidate);
     }
 
     /**
@@ -123,18 +141,48 @@ public final class StoredRecord {
      * @return the record as the SPI reports it
      */
     IdempotencyRecord toRecord(String key, boolean outcomeDue) {
-        RecordState recordState = RecordState.valueOf(state);
+        // another version's record may lack a fingerprint: it then matches no claim's
+        String recordFingerprint = fingerprint == null ? "" : fingerprint;
+        RecordState recordState = known(state);
+        if (recordState == null || (recordState == RecordState.COMPLETED && outcomeStatus == null)) {
+            logUnknown(key);
+            return IdempotencyRecord.executed(key, recordFingerprint);
+        }
         return switch (recordState) {
-            case IN_PROGRESS -> IdempotencyRecord.inProgress(key, fingerprint);
-            case EXECUTED, OUTCOME_LOST -> outcomeDue ? IdempotencyRecord.executed(key, fingerprint)
-                    : IdempotencyRecord.outcomeLost(key, fingerprint);
-            case COMPLETED -> IdempotencyRecord.completed(key, fingerprint, outcome());
+            case IN_PROGRESS -> IdempotencyRecord.inProgress(key, recordFingerprint);
+            case EXECUTED, OUTCOME_LOST -> outcomeDue ? IdempotencyRecord.executed(key, recordFingerprint)
+                    : IdempotencyRecord.outcomeLost(key, recordFingerprint);
+            case COMPLETED -> IdempotencyRecord.completed(key, recordFingerprint, outcome());
         };
+    }
+
+    private static RecordState known(String name) {
+        for (RecordState candidate : RecordState.values()) {
+            if (candidate.name().equals(name)) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private void logUnknown(String key) {
+        String shown = state == null ? "none" : state.length() > 40 ? state.substring(0, 40) + "..." : state;
+        if (UNKNOWN_LOGGED.size() < 32 && UNKNOWN_LOGGED.add(shown)) {
+            LOG.warning("IDEMP0611: a record in the Infinispan cache has a state this version of the store does not"
+                    + " know or cannot read ('" + shown + "', first seen on key " + key + "), probably written by a newer version;"
+                    + " it is read as executed with its outcome still due: the key never runs again here, its claims"
+                    + " answer 409 until the record expires or a node that knows the state changes it. Logged once"
+                    + " per state.");
+        }
     }
 
     private StoredOutcome outcome() {
         Map<String, List<String>> headers = new LinkedHashMap<>();
-        outcomeHeaders.forEach(h -> headers.computeIfAbsent(h.getName(), n -> new ArrayList<>()).add(h.getValue()));
+        for (StoredHeader h : outcomeHeaders) {
+            if (h.getName() != null && h.getValue() != null) {
+                headers.computeIfAbsent(h.getName(), n -> new ArrayList<>()).add(h.getValue());
+            }
+        }
         return Boolean.TRUE.equals(bodyStored)
                 ? StoredOutcome.of(outcomeStatus, headers, outcomeBody == null ? new byte[0] : outcomeBody)
                 : StoredOutcome.withoutBody(outcomeStatus, headers);

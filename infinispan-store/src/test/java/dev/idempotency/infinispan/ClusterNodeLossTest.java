@@ -22,9 +22,12 @@ import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * Two Infinispan nodes (DIST_SYNC, 2 owners) under a stream of claims and completions from four
- * workers; one node is killed ({@code kill -9}) in the middle. Afterwards every key completed
- * before the kill still replays, and no key was acquired twice.
+ * Three Infinispan nodes (the store's default cache: DIST_SYNC, 2 owners, denying reads and writes
+ * when split) under a stream of claims and completions from four workers; one node is killed
+ * ({@code kill -9}) in the middle: the two others are a majority and hold an owner of every key, so
+ * they go on. Afterwards every key completed before the kill still replays, and no key was
+ * acquired twice. (Of two nodes, the survivor cannot tell a crash from a split and refuses: see
+ * {@link PartitionHandlingTest}.)
  */
 class ClusterNodeLossTest {
 
@@ -33,21 +36,21 @@ class ClusterNodeLossTest {
 
     @Test
     void killingOneOfTwoOwnersLosesNoCompletedRecordAndRunsNoKeyTwice() throws Exception {
-        int port1 = InfinispanServer.freeJGroupsPort();
-        int port2 = port1 + 1;
-        while (!dev.idempotency.testing.ChildProcess.free(port2) || !dev.idempotency.testing.ChildProcess.free(port2 + 50_000)) {
-            port2++;
-        }
-        String hosts = "127.0.0.1[" + port1 + "],127.0.0.1[" + port2 + "]";
-        String cluster = "idem-pair-" + ProcessHandle.current().pid();
-        try (InfinispanServer node1 = InfinispanServer.start("pair-1", cluster, port1, hosts);
-                InfinispanServer node2 = InfinispanServer.start("pair-2", cluster, port2, hosts)) {
+        int[] ports = jgroupsPorts(3);
+        String hosts = "127.0.0.1[" + ports[0] + "],127.0.0.1[" + ports[1] + "],127.0.0.1[" + ports[2] + "]";
+        String cluster = "idem-trio-" + ProcessHandle.current().pid();
+        try (InfinispanServer node1 = InfinispanServer.start("trio-1", cluster, ports[0], hosts);
+                InfinispanServer node2 = InfinispanServer.start("trio-2", cluster, ports[1], hosts);
+                InfinispanServer node3 = InfinispanServer.start("trio-3", cluster, ports[2], hosts)) {
             Properties client = node1.clientProperties();
-            client.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:" + node1.port() + ";127.0.0.1:" + node2.port());
+            client.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:" + node1.port() + ";127.0.0.1:"
+                    + node2.port() + ";127.0.0.1:" + node3.port());
             try (RemoteCacheManager manager = new RemoteCacheManager(InfinispanConnection.clientConfiguration(client))) {
                 InfinispanIdempotencyStore store = new InfinispanIdempotencyStore(
                         new InfinispanConnection(manager, InfinispanSettings.load(key -> Optional.empty())));
-                node1.awaitMembers(2, Duration.ofSeconds(60));
+                node1.awaitMembers(3, Duration.ofSeconds(60));
+                store.find("warm-up"); // creates the cache,
+                node1.awaitMembers(3, Duration.ofSeconds(60)); // and lets it rebalance onto every node
 
                 Map<String, AtomicInteger> acquisitions = new ConcurrentHashMap<>();
                 List<String> completedBeforeKill = new ArrayList<>();
@@ -60,7 +63,7 @@ class ClusterNodeLossTest {
                     int worker = w;
                     Thread thread = new Thread(() -> {
                         for (int i = 0; !stop.get(); i++) {
-                            String key = "pair-" + worker + "-" + i;
+                            String key = "trio-" + worker + "-" + i;
                             // a caller retries its own key until the store answers, as clients do
                             for (int attempt = 0; attempt < 50 && !stop.get(); attempt++) {
                                 try {
@@ -108,5 +111,23 @@ class ClusterNodeLossTest {
                 assertThat(twice).as("keys executed twice").isZero();
             }
         }
+    }
+
+    /**
+     * @param count how many
+     * @return free JGroups ports (each with its failure-detection port free too)
+     */
+    static int[] jgroupsPorts(int count) throws java.io.IOException {
+        int[] ports = new int[count];
+        ports[0] = InfinispanServer.freeJGroupsPort();
+        for (int i = 1; i < count; i++) {
+            int candidate = ports[i - 1] + 1;
+            while (!dev.idempotency.testing.ChildProcess.free(candidate)
+                    || !dev.idempotency.testing.ChildProcess.free(candidate + 50_000)) {
+                candidate++;
+            }
+            ports[i] = candidate;
+        }
+        return ports;
     }
 }

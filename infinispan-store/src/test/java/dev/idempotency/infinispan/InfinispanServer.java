@@ -23,6 +23,9 @@ public final class InfinispanServer implements AutoCloseable {
 
     public static final String USER = "idem";
     public static final String PASSWORD = "idem-secret";
+    /** A user with the ADMIN permission (reading cache configurations needs it), for checks only. */
+    public static final String ADMIN = "idem-admin";
+    public static final String ADMIN_PASSWORD = "idem-admin-secret";
     private static final String[] CONF = {"infinispan.xml", "log4j2.xml", "users.properties", "groups.properties"};
 
     private final ChildProcess process;
@@ -200,6 +203,44 @@ public final class InfinispanServer implements AutoCloseable {
             Thread.sleep(250);
         }
         throw new AssertionError("Infinispan did not become healthy within " + timeout + "; see " + process.log());
+    }
+
+    /** @return the client properties of {@link #clientProperties()} with the {@value #ADMIN} user */
+    public Properties adminClientProperties() {
+        Properties client = clientProperties();
+        client.setProperty("infinispan.client.hotrod.auth_username", ADMIN);
+        client.setProperty("infinispan.client.hotrod.auth_password", ADMIN_PASSWORD);
+        return client;
+    }
+
+    /**
+     * One call to the server's REST API, authenticated as {@value #USER}.
+     *
+     * @param method the HTTP method
+     * @param path from {@code /rest/v2/...}
+     * @param body sent as {@code application/json} when not null
+     * @param headers further request headers, name then value
+     * @return the status, a space, then the body (empty when none)
+     * @throws IOException when the server cannot be reached
+     */
+    public String rest(String method, String path, String body, String... headers) throws IOException {
+        HttpURLConnection connection = (HttpURLConnection) new URL("http://127.0.0.1:" + port + path).openConnection();
+        connection.setRequestMethod(method);
+        connection.setRequestProperty("Authorization", "Basic " + java.util.Base64.getEncoder()
+                .encodeToString((USER + ":" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        connection.setRequestProperty("Accept", "application/json");
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            connection.setRequestProperty(headers[i], headers[i + 1]);
+        }
+        if (body != null) {
+            connection.setDoOutput(true);
+            connection.setRequestProperty("Content-Type", "application/json");
+            connection.getOutputStream().write(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        int status = connection.getResponseCode();
+        InputStream in = status < 400 ? connection.getInputStream() : connection.getErrorStream();
+        String answer = in == null ? "" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return status + " " + answer;
     }
 
     /**

@@ -55,6 +55,35 @@ class InfinispanSettingsTest {
     }
 
     @Test
+    void theDefaultCacheIsBoundedRefusingWritesWhenFullAndDeniesWritesWhenSplit() {
+        String configuration = InfinispanSettings.load(config(Map.of())).cacheConfiguration();
+
+        assertThat(configuration).contains("max-count=\"1000000\"", "when-full=\"EXCEPTION\"",
+                "when-split=\"DENY_READ_WRITES\"", "merge-policy=\"PREFERRED_ALWAYS\"");
+        assertThat(InfinispanSettings.load(config(Map.of("idempotency.infinispan.max-entries", "5000")))
+                .cacheConfiguration()).contains("max-count=\"5000\"");
+    }
+
+    @Test
+    void aMaxEntriesThatIsNoPositiveNumberFailsTheDeployment() {
+        for (String bad : new String[] {"0", "-5", "lots", "99999999999999999999"}) {
+            assertThatThrownBy(() -> InfinispanSettings.load(config(Map.of("idempotency.infinispan.max-entries", bad))))
+                    .isInstanceOf(IdempotencyDefinitionException.class)
+                    .hasMessageContaining("IDEMP0603").hasMessageContaining("idempotency.infinispan.max-entries='" + bad + "'")
+                    .hasMessageContaining("allowed:");
+        }
+    }
+
+    @Test
+    void aMaxEntriesBesideACacheConfigurationOfOnesOwnFailsTheDeploymentRatherThanBeingIgnored() {
+        assertThatThrownBy(() -> InfinispanSettings.load(config(Map.of(
+                "idempotency.infinispan.max-entries", "5000",
+                "idempotency.infinispan.cache-configuration", "<distributed-cache/>"))))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0604").hasMessageContaining("max-count");
+    }
+
+    @Test
     void passesOnlyTheHotRodClientPropertiesThrough() {
         Map<String, String> values = Map.of(
                 "infinispan.client.hotrod.server_list", "ispn:11222",

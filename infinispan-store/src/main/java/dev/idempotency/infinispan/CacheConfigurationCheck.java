@@ -1,0 +1,100 @@
+package dev.idempotency.infinispan;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the configuration of the cache the store uses from the server's REST API (Hot Rod cannot
+ * read it), at the address and with the credentials of the client's properties, and names what in
+ * it can run a key twice: the store may point at a cache the application created itself. Hot Rod
+ * and REST share one port on a default Infinispan server, and reading a configuration needs the
+ * ADMIN permission; where either is missing, the check is skipped with a note.
+ */
+final class CacheConfigurationCheck {
+
+    private static final Logger LOG = Logger.getLogger(CacheConfigurationCheck.class.getName());
+    private static final Pattern WHEN_SPLIT = Pattern.compile("\"when-split\":\"([A-Z_]+)\"");
+    private static final Pattern MERGE_POLICY = Pattern.compile("\"merge-policy\":\"([A-Z_]+)\"");
+
+    private CacheConfigurationCheck() {
+    }
+
+    /**
+     * Logs {@code IDEMP0612} when the cache can run a key twice in a split cluster; a
+     * configuration that cannot be read is noted at INFO ({@code IDEMP0613}), never a failure.
+     *
+     * @param client the {@code infinispan.client.hotrod.*} properties
+     * @param cacheName the cache's name
+     */
+    static void logRisks(Properties client, String cacheName) {
+        try {
+            risk(read(client, cacheName)).ifPresent(risk -> LOG.warning("IDEMP0612: the Infinispan cache '" + cacheName
+                    + "' " + risk + "; create it with <partition-handling when-split=\"DENY_READ_WRITES\""
+                    + " merge-policy=\"PREFERRED_ALWAYS\"/> (the store's default configuration does)"));
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.INFO, "IDEMP0613: the configuration of the Infinispan cache '" + cacheName + "' could not be"
+                    + " read through the server's REST API (" + e + "; it needs a user with the ADMIN permission); its"
+                    + " partition handling is not checked");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * @param configuration the cache's configuration as the REST API answers it (JSON)
+     * @return what in it can run a key twice, if anything
+     */
+    static Optional<String> risk(String configuration) {
+        String compact = configuration.replaceAll("\\s", "");
+        if (compact.contains("\"local-cache\"")) {
+            return Optional.empty(); // one node: no partition
+        }
+        Matcher split = WHEN_SPLIT.matcher(compact);
+        String whenSplit = split.find() ? split.group(1) : "ALLOW_READ_WRITES";
+        if (whenSplit.equals("ALLOW_READ_WRITES")) {
+            return Optional.of("lets both halves of a split cluster write (when-split ALLOW_READ_WRITES): each half can"
+                    + " accept a claim of the same key and run it");
+        }
+        Matcher merge = MERGE_POLICY.matcher(compact);
+        if (merge.find() && merge.group(1).equals("REMOVE_ALL")) {
+            return Optional.of("removes conflicting entries when a split cluster merges (merge-policy REMOVE_ALL): a"
+                    + " completed record can be removed and its key run again");
+        }
+        return Optional.empty();
+    }
+
+    /** @return the cache's configuration as JSON, from the first server of the client's list */
+    static String read(Properties client, String cacheName) throws IOException, InterruptedException {
+        String servers = client.getProperty(InfinispanSettings.CLIENT_PREFIX + "server_list", "127.0.0.1:11222");
+        String first = servers.split(";")[0].trim();
+        String scheme = Boolean.parseBoolean(client.getProperty(InfinispanSettings.CLIENT_PREFIX + "use_ssl", "false"))
+                ? "https" : "http";
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create(scheme + "://" + first + "/rest/v2/caches/" + cacheName + "?action=config"))
+                .timeout(Duration.ofSeconds(3)).header("Accept", "application/json");
+        String user = client.getProperty(InfinispanSettings.CLIENT_PREFIX + "auth_username");
+        String password = client.getProperty(InfinispanSettings.CLIENT_PREFIX + "auth_password");
+        if (user != null && password != null) {
+            request.header("Authorization", "Basic "
+                    + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+        }
+        HttpResponse<String> answer = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()
+                .send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IOException("HTTP " + answer.statusCode());
+        }
+        return answer.body();
+    }
+}
