@@ -9,7 +9,6 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.internal.HttpClaim;
 import dev.idempotency.internal.MethodPlan;
 
@@ -53,9 +52,7 @@ public class IdempotencyInterceptor {
             result = context.proceed();
         } catch (Exception | Error e) {
             if (!claim.releaseAfterFailure(runtime.transactions())) {
-                IdempotencyConflictException lost = claim.takenOver();
-                lost.addSuppressed(e);
-                throw lost;
+                throw claim.takenOver(e);
             }
             throw e;
         }

@@ -111,9 +111,7 @@ public class MethodInvocations {
             result = context.proceed();
         } catch (Exception | Error e) {
             if (!owned.releaseAfterFailure(runtime.transactions())) {
-                IdempotencyConflictException lost = owned.takenOver();
-                lost.addSuppressed(e);
-                throw lost;
+                throw owned.takenOver(e);
             }
             throw e;
         }
@@ -198,8 +196,9 @@ public class MethodInvocations {
             return null;
         }
         TransactionGuard transactions = runtime.transactions();
+        boolean active = transactions.active();
         CompletableFuture<?> done = doneNow(stage);
-        if (done != null && transactions.active()) {
+        if (done != null && active) {
             if (!done.isCompletedExceptionally()) {
                 try {
                     completeOnCommit(owned, outcome(owned, plan, done.join()));
@@ -211,12 +210,11 @@ public class MethodInvocations {
             }
             return stage;
         }
-        boolean markable = transactions.active();
         StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value));
         ending.awaitTransaction(transactions.whenTransactionEnds(ending::transactionEnded));
         // What the transaction commits is the work's first part: marked executed with it (fenced,
         // as a failure's), so that a stage failing after the commit never lets a retry redo it.
-        if (markable && !owned.markExecutedWithCommit(transactions)) {
+        if (active && !owned.markExecutedWithCommit(transactions)) {
             return CompletableFuture.failedFuture(owned.takenOver());
         }
         // The caller gets a stage that completes only after the outcome is stored or released

@@ -90,6 +90,16 @@ public class OwnedClaim {
     }
 
     /**
+     * @param failure what the method threw
+     * @return {@link #takenOver()}, with the method's own failure kept as suppressed
+     */
+    public IdempotencyConflictException takenOver(Throwable failure) {
+        IdempotencyConflictException lost = takenOver();
+        lost.addSuppressed(failure);
+        return lost;
+    }
+
+    /**
      * @return whether {@link #markExecuted} recorded the work as committed: the claim can then only
      *     be completed (releasing it would let a retry run the work twice)
      */

@@ -2,12 +2,8 @@ package dev.idempotency.infinispan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -61,15 +57,10 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         String key = "rest-" + System.nanoTime();
         String owner = ((ClaimResult.Acquired) createStore().claim(key, "fp-rest", LONG)).owner();
 
-        HttpURLConnection get = (HttpURLConnection) new URL("http://127.0.0.1:" + server.port()
-                + "/rest/v2/caches/idempotency/" + key).openConnection();
-        get.setRequestProperty("Accept", "application/json");
-        get.setRequestProperty("Authorization", "Basic " + Base64.getEncoder()
-                .encodeToString((InfinispanServer.USER + ":" + InfinispanServer.PASSWORD).getBytes(StandardCharsets.UTF_8)));
+        String answer = server.rest("GET", "/rest/v2/caches/idempotency/" + key, null);
 
-        assertThat(get.getResponseCode()).isEqualTo(200);
-        String json = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(json).contains("\"_type\"", "dev.idempotency.StoredRecord", "IN_PROGRESS", "fp-rest", owner);
+        assertThat(answer).startsWith("200 ")
+                .contains("\"_type\"", "dev.idempotency.StoredRecord", "IN_PROGRESS", "fp-rest", owner);
     }
 
     @Test
