@@ -129,13 +129,45 @@ public class InfinispanConnection {
     public static InfinispanRecords open(RemoteCacheManager manager, InfinispanSettings settings) {
         try {
             registerSchema(manager);
-            RemoteCache<String, StoredRecord> cache = manager.administration()
-                    .getOrCreateCache(settings.cacheName(), new StringConfiguration(settings.cacheConfiguration()));
+            // an existing cache is used as it is: one defined in the servers' own configuration is not
+            // known to getOrCreateCache, which would try to define it again and fail on any difference
+            RemoteCache<String, StoredRecord> cache = manager.getCache(settings.cacheName());
+            if (cache == null) {
+                cache = manager.administration().getOrCreateCache(settings.cacheName(),
+                        new StringConfiguration(settings.cacheConfiguration()));
+                warnWhenCreatedOnACluster(cache, settings.cacheName());
+            }
             return new InfinispanRecords(cache);
         } catch (IdempotencyStoreException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("the Infinispan cache '" + settings.cacheName() + "' could not be reached", e);
+        }
+    }
+
+    /**
+     * An Infinispan coordinator picks a cache's partition-handling strategy when the first node
+     * joins the cache, from the definition it holds itself at that moment; a cache created at run
+     * time reaches the nodes one by one, and in {@code PartitionTest}'s first runs other nodes
+     * joined before the coordinator had it: the coordinator then ran the cache as
+     * {@code ALLOW_READ_WRITES} (it logged {@code ISPN000314}, "possible split brain") and, cut off
+     * alone, kept accepting claims. That lasts until the coordinator changes. A cache defined in
+     * the servers' own configuration is on every node before any starts.
+     */
+    private static void warnWhenCreatedOnACluster(RemoteCache<?, ?> cache, String name) {
+        int servers;
+        try {
+            servers = cache.getCacheTopologyInfo().getSegmentsPerServer().size();
+        } catch (RuntimeException unknown) {
+            servers = 0;
+        }
+        if (servers != 1) {
+            LOG.warning("IDEMP0615: the store created the Infinispan cache '" + name + "' at run time on a cluster of "
+                    + (servers == 0 ? "an unknown number of" : String.valueOf(servers)) + " nodes; Infinispan applies"
+                    + " its partition handling only if the coordinator had the definition before any node started the"
+                    + " cache, which a cache created at run time does not ensure, so until the coordinator changes a"
+                    + " split may let both halves claim one key: define the cache in the servers' configuration (the"
+                    + " README, Infinispan store, gives the XML)");
         }
     }
 

@@ -18,7 +18,9 @@ import dev.idempotency.internal.ConfigLookup;
  *     strategy, which Infinispan allows on transactional caches only, hence the server-side
  *     transactions; no client transaction manager is involved; split, it denies reads and writes
  *     of keys whose owners are not all in one's partition, so that no key is claimed in two
- *     halves, and a merge keeps the preferred partition's entries)
+ *     halves; a merge resolves no conflicts (merge policy NONE): the half that was denied wrote
+ *     nothing, and conflict resolution, running while the other half goes on writing, lost
+ *     records in {@code PartitionTest})
  */
 public record InfinispanSettings(String cacheName, String cacheConfiguration) {
 
@@ -39,7 +41,7 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
                 + "<encoding media-type=\"application/x-protostream\"/>"
                 + "<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>"
                 + "<memory max-count=\"" + maxEntries + "\" when-full=\"EXCEPTION\"/>"
-                + "<partition-handling when-split=\"DENY_READ_WRITES\" merge-policy=\"PREFERRED_ALWAYS\"/>"
+                + "<partition-handling when-split=\"DENY_READ_WRITES\" merge-policy=\"NONE\"/>"
                 + "</distributed-cache>";
     }
 

@@ -30,11 +30,18 @@ public final class InfinispanServer implements AutoCloseable {
 
     private final ChildProcess process;
     private final int port;
+    /** The JGroups diagnostics port of a {@link #partitionable} node, else 0. */
+    private final int diagnosticsPort;
+    /** Caches defined in the server's configuration (an overlay file), or null. */
+    private final String definedCaches;
     private final String[] identity;
 
-    private InfinispanServer(ChildProcess process, int port, String... identity) {
+    private InfinispanServer(ChildProcess process, int port, int diagnosticsPort, String definedCaches,
+            String... identity) {
         this.process = process;
         this.port = port;
+        this.diagnosticsPort = diagnosticsPort;
+        this.definedCaches = definedCaches;
         this.identity = identity;
     }
 
@@ -47,7 +54,7 @@ public final class InfinispanServer implements AutoCloseable {
      */
     public InfinispanServer restart() throws Exception {
         close();
-        return start(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port);
+        return launch(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port, true, diagnosticsPort, definedCaches);
     }
 
     /**
@@ -59,7 +66,8 @@ public final class InfinispanServer implements AutoCloseable {
      */
     public InfinispanServer restartKeepingData() throws Exception {
         close();
-        return launch(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port, false);
+        return launch(identity[0], identity[1], Integer.parseInt(identity[2]), identity[3], port, false,
+                diagnosticsPort, definedCaches);
     }
 
     /**
@@ -89,11 +97,32 @@ public final class InfinispanServer implements AutoCloseable {
      */
     public static InfinispanServer start(String node, String cluster, int jgroupsPort, String initialHosts, int port)
             throws Exception {
-        return launch(node, cluster, jgroupsPort, initialHosts, port, true);
+        return launch(node, cluster, jgroupsPort, initialHosts, port, true, 0, null);
+    }
+
+    /**
+     * Starts one node on the "partitionable" JGroups stack of the test configuration: it can be
+     * cut off from its peers ({@link #isolate()}) and joined again ({@link #heal()}), and it
+     * notices a lost peer within about 4 s and a healed partition within about 3 s.
+     *
+     * @param node the node's name
+     * @param cluster the cluster's name
+     * @param jgroupsPort this node's JGroups port
+     * @param initialHosts every member
+     * @param definedCaches caches to define in the server's own configuration, as the cache
+     *     elements of a {@code <cache-container>} (so that every node has them before it starts),
+     *     or null
+     * @return the running server
+     * @throws Exception when it does not start within 90 s
+     */
+    public static InfinispanServer partitionable(String node, String cluster, int jgroupsPort, String initialHosts,
+            String definedCaches) throws Exception {
+        return launch(node, cluster, jgroupsPort, initialHosts, ChildProcess.freePort(), true, ChildProcess.freePort(),
+                definedCaches);
     }
 
     private static InfinispanServer launch(String node, String cluster, int jgroupsPort, String initialHosts, int port,
-            boolean fresh) throws Exception {
+            boolean fresh, int diagnosticsPort, String definedCaches) throws Exception {
         String lib = System.getProperty("infinispan.server.lib", "test-server/target/server-lib");
         Path root = Path.of("target", "infinispan", node).toAbsolutePath();
         if (fresh) {
@@ -107,7 +136,8 @@ public final class InfinispanServer implements AutoCloseable {
         }
         Path log = root.resolve("console.log");
         // -Dinfinispan.server.heap: the benchmarks keep far more entries alive than the tests
-        List<String> command = List.of("java", "-Xmx" + System.getProperty("infinispan.server.heap", "384m"),
+        List<String> command = new java.util.ArrayList<>(List.of("java",
+                "-Xmx" + System.getProperty("infinispan.server.heap", "384m"),
                 "-Djava.net.preferIPv4Stack=true",
                 "-Djava.util.logging.manager=org.infinispan.server.loader.LogManager",
                 "-Djgroups.bind_addr=127.0.0.1",
@@ -117,9 +147,18 @@ public final class InfinispanServer implements AutoCloseable {
                 "-Didem.node=" + node,
                 "-Didem.port=" + port,
                 "-cp", lib + "/*", "org.infinispan.server.Bootstrap",
-                "-s", root.toString(), "-n", node);
-        InfinispanServer server = new InfinispanServer(ChildProcess.start(command, log), port, node, cluster,
-                String.valueOf(jgroupsPort), initialHosts);
+                "-s", root.toString(), "-n", node));
+        if (diagnosticsPort != 0) {
+            command.addAll(1, List.of("-Didem.jgroups.stack=partitionable", "-Didem.diag.port=" + diagnosticsPort));
+        }
+        if (definedCaches != null) {
+            // a second configuration file, overlaid on infinispan.xml by the server
+            Files.writeString(conf.resolve("caches.xml"), "<infinispan xmlns=\"urn:infinispan:config:15.2\">"
+                    + "<cache-container name=\"default\">" + definedCaches + "</cache-container></infinispan>");
+            command.addAll(List.of("-c", "infinispan.xml", "-c", "caches.xml"));
+        }
+        InfinispanServer server = new InfinispanServer(ChildProcess.start(command, log), port, diagnosticsPort,
+                definedCaches, node, cluster, String.valueOf(jgroupsPort), initialHosts);
         try {
             server.awaitHealthy(Duration.ofSeconds(90));
         } catch (Exception | Error e) {
@@ -241,6 +280,55 @@ public final class InfinispanServer implements AutoCloseable {
         InputStream in = status < 400 ? connection.getInputStream() : connection.getErrorStream();
         String answer = in == null ? "" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         return status + " " + answer;
+    }
+
+    /**
+     * Cuts this node off from every peer, both ways, as a network partition would: its JGroups
+     * DISCARD protocol drops every message it would send or receive (its Hot Rod and REST
+     * endpoint stay reachable, as they would for clients on its side of the split).
+     *
+     * @throws IOException when the node's diagnostics do not answer
+     */
+    public void isolate() throws IOException {
+        discardAll(true);
+    }
+
+    /**
+     * Ends {@link #isolate()}: the node hears its peers again and the partitions merge.
+     *
+     * @throws IOException when the node's diagnostics do not answer
+     */
+    public void heal() throws IOException {
+        discardAll(false);
+    }
+
+    private void discardAll(boolean discard) throws IOException {
+        if (diagnosticsPort == 0) {
+            throw new IllegalStateException("started without the partitionable stack: use InfinispanServer.partitionable");
+        }
+        String answer = probe("jmx=DISCARD.discard_all=" + discard) + probe("jmx=DISCARD.discard_all");
+        if (!answer.contains("discard_all=" + discard)) {
+            throw new IOException("DISCARD.discard_all did not become " + discard + " on " + identity[0] + ": " + answer);
+        }
+    }
+
+    /** One request to JGroups' diagnostics over TCP (the probe protocol: the request ended by a new line, then the answer to the end). */
+    private String probe(String request) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", diagnosticsPort)) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write((request + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            socket.shutdownOutput();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * @return the health of this node's cache manager as its REST API reports it (members and
+     *     status), for waiting on a split or a merge
+     * @throws IOException when the node does not answer
+     */
+    public String health() throws IOException {
+        return rest("GET", "/rest/v2/container/health", null);
     }
 
     /**

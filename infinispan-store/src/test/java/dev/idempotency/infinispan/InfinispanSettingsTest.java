@@ -59,7 +59,7 @@ class InfinispanSettingsTest {
         String configuration = InfinispanSettings.load(config(Map.of())).cacheConfiguration();
 
         assertThat(configuration).contains("max-count=\"1000000\"", "when-full=\"EXCEPTION\"",
-                "when-split=\"DENY_READ_WRITES\"", "merge-policy=\"PREFERRED_ALWAYS\"");
+                "when-split=\"DENY_READ_WRITES\"", "merge-policy=\"NONE\"");
         assertThat(InfinispanSettings.load(config(Map.of("idempotency.infinispan.max-entries", "5000")))
                 .cacheConfiguration()).contains("max-count=\"5000\"");
     }
