@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.it.broken.AsynchronousEjbConsumer;
 import dev.idempotency.it.broken.BrokenConsumers;
 import dev.idempotency.it.consumers.OrderMessage;
+import dev.idempotency.it.overload.SmallPool;
 import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.PostgreSqlDataSource;
 import dev.idempotency.it.support.ServerProcess;
 
 /**
@@ -56,6 +58,21 @@ class DeploymentFailureIT {
                         + "java.util.stream.Stream<java.lang.String> cannot be stored and replayed")
                 .contains("IDEMP0113: bean " + AsynchronousEjbConsumer.class.getName()
                         + ", method onMessage: @Idempotent is not supported on EJB @Asynchronous methods");
+    }
+
+    @Test
+    void anOwnTransactionBoundAtThePoolsSizeFailsTheDeploymentNamingThePool() throws Exception {
+        WebArchive war = Deployments.sampleApp("small-pool", "idempotency.jpa.max-own-transactions=" + SmallPool.SIZE
+                + "\n");
+        war.deleteClass(PostgreSqlDataSource.class);
+        war.addClass(SmallPool.class);
+
+        String log = deployAndReadLog(war, "small-pool");
+
+        assertThat(log).contains("IDEMP0512: library setting idempotency.jpa.max-own-transactions='" + SmallPool.SIZE
+                + "' is not allowed with the datasource '" + PostgreSqlDataSource.JNDI_NAME + "' (@DataSourceDefinition on "
+                + SmallPool.class.getName() + ", maxPoolSize=" + SmallPool.SIZE + ")")
+                .contains("allowed: 1 to " + (SmallPool.SIZE - 1));
     }
 
     /** Deploys the archive on a server of its own, asserts it was refused, and returns the log. */

@@ -45,6 +45,7 @@ final class DatabaseClock {
 
     private static final Logger LOG = Logger.getLogger(DatabaseClock.class.getName());
 
+
     /** UTC now, without a zone, per dialect; the order puts the commonest first. */
     static final List<String> UTC_NOW = List.of(
             "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)", // PostgreSQL, H2
@@ -87,6 +88,7 @@ final class DatabaseClock {
     private final LongSupplier nanoClock;
     private final LongSupplier wallClock;
     private final AtomicBoolean refreshing = new AtomicBoolean();
+    private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private volatile String query;
     private volatile Reading reading;
 
@@ -126,11 +128,10 @@ final class DatabaseClock {
         chooseExpression(transactions);
         Reading current = reading;
         if (current == null) {
-            synchronized (this) {
-                if (reading == null) {
-                    reading = read(transactions);
-                }
-            }
+            // no lock: callers that start together each read (in a transaction of the store's own, so
+            // within its bound), rather than queue, holding their connections, behind one reading that
+            // may wait for a connection itself; any of the readings will do
+            reading = read(transactions);
             return;
         }
         if ((nanoClock.getAsLong() - current.nanos() > REFRESH_NANOS || drifted(current))
@@ -195,28 +196,27 @@ final class DatabaseClock {
         if (query != null) {
             return;
         }
-        synchronized (this) {
-            if (query != null) {
+        // no lock, for the reason given in resolve: callers that start together each probe, and all
+        // come to the same choice
+        String known = forProduct(transactions);
+        if (known != null && accepts(transactions, known)) {
+            choose(known);
+            return;
+        }
+        for (String candidate : UTC_NOW) {
+            if (accepts(transactions, candidate)) {
+                choose(candidate);
                 return;
             }
-            String known = forProduct(transactions);
-            if (known != null && accepts(transactions, known)) {
-                choose(known);
-                return;
-            }
-            for (String candidate : UTC_NOW) {
-                if (accepts(transactions, candidate)) {
-                    choose(candidate);
-                    return;
-                }
-            }
-            if (!accepts(transactions, SESSION_LOCAL_NOW)) {
-                throw new IdempotencyStoreException("the database knows none of " + UTC_NOW + " nor " + SESSION_LOCAL_NOW, null);
-            }
+        }
+        if (!accepts(transactions, SESSION_LOCAL_NOW)) {
+            throw new IdempotencyStoreException("the database knows none of " + UTC_NOW + " nor " + SESSION_LOCAL_NOW, null);
+        }
+        if (fallbackLogged.compareAndSet(false, true)) {
             LOG.warning("IDEMP0509: the database accepted none of " + UTC_NOW + "; the JPA store falls back to "
                     + "LOCALTIMESTAMP, which follows each connection's time zone: run every node in the same time zone");
-            query = SESSION_LOCAL_NOW;
         }
+        query = SESSION_LOCAL_NOW;
     }
 
     private void choose(String expression) {

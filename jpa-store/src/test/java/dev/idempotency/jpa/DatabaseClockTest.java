@@ -10,7 +10,10 @@ import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -75,6 +78,60 @@ class DatabaseClockTest {
     }
 
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+    /**
+     * The first reading of the clock runs in a transaction of the store's own, which needs a
+     * connection of its own. When the pool has none to give (every connection held by a caller),
+     * the other callers must not queue behind that reading while they hold theirs, out of reach
+     * of the bound on the store's own transactions: found by {@code OwnTransactionOverloadIT},
+     * where every caller waited 30 s behind the first one's monitor.
+     */
+    @Test
+    void aCallerDoesNotWaitForAnotherCallersFirstReadingOfTheClock() throws Exception {
+        ScriptedDatabase postgres = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        CountDownLatch firstInside = new CountDownLatch(1);
+        CountDownLatch connectionForTheFirst = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        RecordTransactions poolWithoutAConnectionForTheFirst = new RecordTransactions() {
+            @Override
+            public <T> T inNewTransaction(Function<EntityManager, T> work) {
+                if (first.compareAndSet(true, false)) {
+                    firstInside.countDown();
+                    try {
+                        connectionForTheFirst.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                synchronized (postgres) {
+                    return postgres.inNewTransaction(work);
+                }
+            }
+
+            @Override
+            public <T> T inCallerTransaction(Function<EntityManager, T> work) {
+                synchronized (postgres) {
+                    return postgres.inCallerTransaction(work);
+                }
+            }
+        };
+        DatabaseClock clock = new DatabaseClock(nanos::get);
+        Thread firstCaller = new Thread(() -> clock.resolve(poolWithoutAConnectionForTheFirst));
+        firstCaller.start();
+        try {
+            assertThat(firstInside.await(5, TimeUnit.SECONDS)).isTrue();
+
+            CompletableFuture<LocalDateTime> second = CompletableFuture.supplyAsync(() -> {
+                clock.resolve(poolWithoutAConnectionForTheFirst);
+                return clock.now();
+            });
+
+            assertThat(second.get(3, TimeUnit.SECONDS)).as("the second caller read the clock itself").isEqualTo(NOW);
+        } finally {
+            connectionForTheFirst.countDown();
+            firstCaller.join(10_000);
+        }
+    }
 
     @Test
     void anExpressionTheDatabaseDoesNotKnowIsSkippedAndTheChoiceKept() {
