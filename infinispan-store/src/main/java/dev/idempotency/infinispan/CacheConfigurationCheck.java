@@ -26,7 +26,7 @@ final class CacheConfigurationCheck {
 
     private static final Logger LOG = Logger.getLogger(CacheConfigurationCheck.class.getName());
     private static final Pattern WHEN_SPLIT = Pattern.compile("\"when-split\":\"([A-Z_]+)\"");
-    private static final Pattern MERGE_POLICY = Pattern.compile("\"merge-policy\":\"([A-Z_]+)\"");
+    private static final Pattern MERGE_POLICY = Pattern.compile("\"merge-policy\":\"([^\"]+)\"");
 
     private CacheConfigurationCheck() {
     }

@@ -40,6 +40,8 @@ public class InfinispanConnection {
     static final String SCHEMA_CACHE = "___protobuf_metadata";
     private static final Logger LOG = Logger.getLogger(InfinispanConnection.class.getName());
     private static final AtomicBoolean NEWER_SCHEMA_LOGGED = new AtomicBoolean();
+    /** A key no record has (records are keyed by scoped-key hashes): asked to see that a cache exists. */
+    private static final String PROBE_KEY = "\u0000idempotency-probe";
 
     @Inject
     @IdempotencyCacheManager
@@ -130,8 +132,13 @@ public class InfinispanConnection {
         try {
             registerSchema(manager);
             // an existing cache is used as it is: one defined in the servers' own configuration is not
-            // known to getOrCreateCache, which would try to define it again and fail on any difference
+            // known to getOrCreateCache, which would try to define it again and fail on any difference.
+            // The client keeps the handles it gave out, also over a server's restart: a handle must
+            // answer before it counts as the cache being there (a restarted server may have lost it)
             RemoteCache<String, StoredRecord> cache = manager.getCache(settings.cacheName());
+            if (cache != null && !answers(cache)) {
+                cache = null;
+            }
             if (cache == null) {
                 cache = manager.administration().getOrCreateCache(settings.cacheName(),
                         new StringConfiguration(settings.cacheConfiguration()));
@@ -142,6 +149,16 @@ public class InfinispanConnection {
             throw e;
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("the Infinispan cache '" + settings.cacheName() + "' could not be reached", e);
+        }
+    }
+
+    /** @return whether the server knows the cache behind the handle (one round trip) */
+    private static boolean answers(RemoteCache<String, ?> cache) {
+        try {
+            cache.containsKey(PROBE_KEY);
+            return true;
+        } catch (RuntimeException unknownOrUnreachable) {
+            return false; // the next step, creating it, reports an unreachable server
         }
     }
 

@@ -1,15 +1,20 @@
 package dev.idempotency.jpa;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.annotation.sql.DataSourceDefinition;
 import jakarta.annotation.sql.DataSourceDefinitions;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AnnotatedField;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.ProcessProducerField;
+import jakarta.enterprise.inject.spi.ProcessProducerMethod;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.persistence.PersistenceContext;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -19,15 +24,20 @@ import dev.idempotency.internal.ConfigLookup;
 /**
  * Checks, once at deployment, the bound on the store's own transactions against the size of the
  * connection pool they draw from, where the application declares that pool itself: a
- * {@code @DataSourceDefinition} with a {@code maxPoolSize}, on a class of a bean archive, whose
- * name is the {@code jta-data-source} (or {@code non-jta-data-source}) of a persistence unit of
- * the application. A bound at or above that size fails the deployment ({@code IDEMP0512},
- * {@link PoolSizeCheck}). A pool the server defines (an admin console, {@code standalone.xml},
- * {@code server.xml}) cannot be read portably and is not checked: size it as the README says.
+ * {@code @DataSourceDefinition} with a {@code maxPoolSize}, on a bean class, whose name is the
+ * {@code jta-data-source} of the store's persistence unit: the unit of the application's
+ * {@link IdempotencyPersistence} producer field ({@code @PersistenceContext(unitName = ...)}), or
+ * the store's own unit {@code idempotency} when there is no producer. A bound at or above that
+ * size fails the deployment ({@code IDEMP0512}, {@link PoolSizeCheck}). Not checked: a producer
+ * method or a field without a unit name (the unit is not known before it runs), and a pool the
+ * server defines (an admin console, {@code standalone.xml}, {@code server.xml}): size those as the
+ * README says.
  */
 public class DeclaredDataSources implements Extension {
 
     private final Map<String, PoolSizeCheck.DeclaredPool> pools = new ConcurrentHashMap<>();
+    /** The unit names of the application's {@link IdempotencyPersistence} producers; "" when one is not known. */
+    private final Set<String> producedUnits = ConcurrentHashMap.newKeySet();
 
     <T> void collect(@Observes @WithAnnotations({DataSourceDefinition.class, DataSourceDefinitions.class})
             ProcessAnnotatedType<T> type) {
@@ -38,8 +48,24 @@ public class DeclaredDataSources implements Extension {
         }
     }
 
+    <T, X> void producedUnit(@Observes ProcessProducerField<T, X> producer) {
+        AnnotatedField<X> field = producer.getAnnotatedProducerField();
+        if (field.isAnnotationPresent(IdempotencyPersistence.class)) {
+            PersistenceContext context = field.getAnnotation(PersistenceContext.class);
+            producedUnits.add(context == null ? "" : context.unitName());
+        }
+    }
+
+    <T, X> void producedUnit(@Observes ProcessProducerMethod<T, X> producer) {
+        if (producer.getAnnotatedProducerMethod().isAnnotationPresent(IdempotencyPersistence.class)) {
+            producedUnits.add("");
+        }
+    }
+
     void check(@Observes AfterDeploymentValidation validation) {
-        if (pools.isEmpty()) {
+        String unit = producedUnits.isEmpty() ? PoolSizeCheck.OWN_UNIT
+                : producedUnits.size() == 1 ? producedUnits.iterator().next() : "";
+        if (pools.isEmpty() || unit.isEmpty()) {
             return;
         }
         int bound;
@@ -49,7 +75,11 @@ public class DeclaredDataSources implements Extension {
             return; // IDEMP0510, reported when the store starts
         }
         ClassLoader application = Thread.currentThread().getContextClassLoader();
-        PoolSizeCheck.problem(bound, pools.values(), PoolSizeCheck.persistenceUnitDataSources(application))
+        String dataSource = PoolSizeCheck.persistenceUnitDataSources(application).get(unit);
+        if (dataSource == null) {
+            return;
+        }
+        PoolSizeCheck.problem(bound, pools.get(dataSource), unit)
                 .ifPresent(problem -> validation.addDeploymentProblem(new IdempotencyDefinitionException(problem)));
     }
 }

@@ -3,16 +3,16 @@ package dev.idempotency.jpa;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
-import java.util.Collection;
 import java.util.Enumeration;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 
+import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 import org.xml.sax.SAXException;
 
@@ -37,39 +37,42 @@ final class PoolSizeCheck {
     private PoolSizeCheck() {
     }
 
+    /** The store's own persistence unit, used when the application produces no entity manager for it. */
+    static final String OWN_UNIT = "idempotency";
+
     /**
      * @param bound {@code idempotency.jpa.max-own-transactions}
-     * @param pools the pools the application declares
-     * @param unitDataSources the datasource names of the application's persistence units
-     * @return the coded message ({@code IDEMP0512}) for the first pool too small, if any
+     * @param pool the pool the application declares for the store's unit's datasource, or null
+     * @param unit the store's persistence unit
+     * @return the coded message ({@code IDEMP0512}) when the pool is too small for the bound
      */
-    static Optional<String> problem(int bound, Collection<DeclaredPool> pools, Set<String> unitDataSources) {
-        return pools.stream()
-                .filter(pool -> pool.maxPoolSize() > 0 && unitDataSources.contains(pool.name()))
-                .filter(pool -> bound >= pool.maxPoolSize())
-                .findFirst()
-                .map(pool -> "IDEMP0512: library setting " + SeparateRecordTransactions.MAX_OWN_TRANSACTIONS + "='"
-                        + bound + "' is not allowed with the datasource '" + pool.name() + "' (@DataSourceDefinition on "
-                        + pool.declaredOn() + ", maxPoolSize=" + pool.maxPoolSize() + ") that a persistence unit uses:"
-                        + " each of the store's own transactions needs a second connection while its caller holds one,"
-                        + " so with the bound at or above the pool's size every connection can be held by a caller"
-                        + " waiting for another; allowed: 1 to " + (pool.maxPoolSize() - 1) + ", and a pool of the"
-                        + " callers that run in a transaction plus the bound");
+    static Optional<String> problem(int bound, DeclaredPool pool, String unit) {
+        if (pool == null || pool.maxPoolSize() <= 0 || bound < pool.maxPoolSize()) {
+            return Optional.empty();
+        }
+        String allowed = pool.maxPoolSize() == 1 ? "a pool of at least 2 connections"
+                : "1 to " + (pool.maxPoolSize() - 1) + ", and a pool of the callers that run in a transaction plus the bound";
+        return Optional.of("IDEMP0512: library setting " + SeparateRecordTransactions.MAX_OWN_TRANSACTIONS + "='" + bound
+                + "' is not allowed with the datasource '" + pool.name() + "' (@DataSourceDefinition on "
+                + pool.declaredOn() + ", maxPoolSize=" + pool.maxPoolSize() + ") of the store's persistence unit '"
+                + unit + "': each of the store's own transactions needs a second connection while its caller holds"
+                + " one, so with the bound at or above the pool's size every connection can be held by a caller"
+                + " waiting for another; allowed: " + allowed);
     }
 
     /**
      * @param loader the application's class loader
-     * @return the {@code jta-data-source} and {@code non-jta-data-source} of every
+     * @return each persistence unit's {@code jta-data-source}, by unit name, from every
      *     {@code META-INF/persistence.xml} it sees (an unreadable file is skipped: the check is a help,
      *     the provider reports the file's errors)
      */
-    static Set<String> persistenceUnitDataSources(ClassLoader loader) {
-        Set<String> names = new TreeSet<>();
+    static Map<String, String> persistenceUnitDataSources(ClassLoader loader) {
+        Map<String, String> dataSources = new TreeMap<>();
         try {
             Enumeration<URL> files = loader.getResources("META-INF/persistence.xml");
             while (files.hasMoreElements()) {
                 try (InputStream in = files.nextElement().openStream()) {
-                    names.addAll(dataSources(in));
+                    dataSources.putAll(dataSources(in));
                 } catch (IOException | SAXException | ParserConfigurationException unreadable) {
                     // skipped: see the javadoc
                 }
@@ -77,24 +80,26 @@ final class PoolSizeCheck {
         } catch (IOException unreadable) {
             // no file can be listed: nothing to check against
         }
-        return names;
+        return dataSources;
     }
 
-    /** @return the datasource names in one persistence.xml */
-    static Set<String> dataSources(InputStream persistenceXml) throws IOException, SAXException,
+    /** @return the jta-data-source of each unit in one persistence.xml, by unit name */
+    static Map<String, String> dataSources(InputStream persistenceXml) throws IOException, SAXException,
             ParserConfigurationException {
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
         factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
         factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
         factory.setNamespaceAware(true);
         var document = factory.newDocumentBuilder().parse(persistenceXml);
-        Set<String> names = new TreeSet<>();
-        for (String element : new String[] {"jta-data-source", "non-jta-data-source"}) {
-            NodeList found = document.getElementsByTagNameNS("*", element);
-            for (int i = 0; i < found.getLength(); i++) {
-                names.add(found.item(i).getTextContent().trim());
+        Map<String, String> dataSources = new TreeMap<>();
+        NodeList units = document.getElementsByTagNameNS("*", "persistence-unit");
+        for (int i = 0; i < units.getLength(); i++) {
+            Element unit = (Element) units.item(i);
+            NodeList jta = unit.getElementsByTagNameNS("*", "jta-data-source");
+            if (jta.getLength() > 0) {
+                dataSources.put(unit.getAttribute("name"), jta.item(0).getTextContent().trim());
             }
         }
-        return names;
+        return dataSources;
     }
 }
