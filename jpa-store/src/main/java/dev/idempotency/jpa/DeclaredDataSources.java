@@ -14,7 +14,7 @@ import jakarta.enterprise.inject.spi.WithAnnotations;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * Checks, once at deployment, the bound on the store's own transactions against the size of the
