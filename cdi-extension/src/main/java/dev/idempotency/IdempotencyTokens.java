@@ -2,10 +2,6 @@ package dev.idempotency;
 
 import java.security.Principal;
 
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
-
-import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
@@ -24,14 +20,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * with it is refused. Each node issues one principal at most
  * {@code idempotency.tokens.max-per-principal} tokens per token ttl.
  */
-@ApplicationScoped
-public class IdempotencyTokens {
-
-    @Inject
-    IdempotencyRuntime runtime;
-
-    @Inject
-    dev.idempotency.cdi.CurrentCaller currentCaller;
+public interface IdempotencyTokens {
 
     /**
      * Issues a token to the current caller (Jakarta Security's caller principal where the server
@@ -43,9 +32,7 @@ public class IdempotencyTokens {
      * @throws TooManyTokensException when the caller has been issued too many tokens lately
      * @throws IdempotencyStoreException when the store cannot be reached
      */
-    public IssuedToken issue() {
-        return issue(currentPrincipal());
-    }
+    IssuedToken issue();
 
     /**
      * Issues a token to a principal.
@@ -57,11 +44,5 @@ public class IdempotencyTokens {
      * @throws TooManyTokensException when the principal has been issued too many tokens lately
      * @throws IdempotencyStoreException when the store cannot be reached
      */
-    public IssuedToken issue(Principal to) {
-        return runtime.tokens().issue(to);
-    }
-
-    private Principal currentPrincipal() {
-        return currentCaller.get();
-    }
+    IssuedToken issue(Principal to);
 }

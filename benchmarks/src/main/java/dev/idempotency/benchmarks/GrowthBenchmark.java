@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.jpa.JpaRecords;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;

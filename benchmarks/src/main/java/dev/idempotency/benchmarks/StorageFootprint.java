@@ -23,7 +23,7 @@ import org.infinispan.commons.marshall.IdentityMarshaller;
 import dev.idempotency.infinispan.InfinispanConnection;
 import dev.idempotency.infinispan.InfinispanIdempotencyStore;
 import dev.idempotency.infinispan.InfinispanSettings;
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.jpa.JpaRecords;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;

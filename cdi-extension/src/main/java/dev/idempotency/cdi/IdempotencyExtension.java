@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
@@ -27,11 +28,11 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.internal.BeanMethod;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 import dev.idempotency.internal.ContainerSubclasses;
 import dev.idempotency.internal.EndpointNames;
 import dev.idempotency.internal.IdempotencyPolicy;
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.internal.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.KeyExtractor;
@@ -174,6 +175,19 @@ public class IdempotencyExtension implements Extension {
             }
         }
         return policy;
+    }
+
+    /**
+     * The default store, as a bean the extension makes (like the tiered store): its bounds come
+     * from the settings validated at deployment, and the store itself knows nothing of CDI.
+     */
+    void addInMemoryStore(@Observes AfterBeanDiscovery event) {
+        event.addBean()
+                .beanClass(InMemoryIdempotencyStore.class)
+                .types(InMemoryIdempotencyStore.class, IdempotencyStore.class, Object.class)
+                .scope(ApplicationScoped.class)
+                .createWith(context -> new InMemoryIdempotencyStore(settings.memoryMaxEntries(),
+                        settings.memoryMaxBytes(), System::nanoTime));
     }
 
     void addTieredStore(@Observes AfterBeanDiscovery event, BeanManager beanManager) {

@@ -16,7 +16,7 @@ import dev.idempotency.internal.OutcomeEvents;
 import dev.idempotency.internal.ReplayCache;
 import dev.idempotency.internal.ResourceMethods;
 import dev.idempotency.internal.TokenRegistry;
-import dev.idempotency.internal.TransactionGuard;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**

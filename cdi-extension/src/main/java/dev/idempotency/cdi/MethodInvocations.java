@@ -29,7 +29,7 @@ import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.StageInTransaction;
 import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.internal.TokenRegistry;
-import dev.idempotency.internal.TransactionGuard;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;

@@ -9,8 +9,8 @@ import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 
-import dev.idempotency.internal.TieredIdempotencyStore;
-import dev.idempotency.internal.TransactionGuard;
+import dev.idempotency.store.TieredIdempotencyStore;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * The library-wide settings under {@code idempotency.}, read and validated once at deployment.

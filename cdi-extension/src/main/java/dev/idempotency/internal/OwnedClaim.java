@@ -8,6 +8,7 @@ import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * An acquired claim, ended exactly once: completed with the outcome, or released so that a retry

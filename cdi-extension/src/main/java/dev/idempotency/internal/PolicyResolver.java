@@ -11,6 +11,7 @@ import java.util.function.Function;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * Resolves the {@link IdempotencyPolicy} of a method the MicroProfile Fault Tolerance way: the

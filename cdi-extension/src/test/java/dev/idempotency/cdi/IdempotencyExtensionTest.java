@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;

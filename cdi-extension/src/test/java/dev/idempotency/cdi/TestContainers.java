@@ -2,8 +2,6 @@ package dev.idempotency.cdi;
 
 import org.jboss.weld.environment.se.Weld;
 
-import dev.idempotency.internal.InMemoryIdempotencyStore;
-
 /** A Weld SE container holding the library's beans (as its bean archive would) plus a test's beans. */
 final class TestContainers {
 
@@ -14,8 +12,7 @@ final class TestContainers {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
                 .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class, CurrentCaller.class,
-                        InMemoryIdempotencyStore.class, MethodInvocations.class,
-                        dev.idempotency.IdempotencyTokens.class)
+                        MethodInvocations.class, TokenIssuer.class)
                 .addBeanClasses(beans);
     }
 }

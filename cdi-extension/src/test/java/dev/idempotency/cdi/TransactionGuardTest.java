@@ -8,7 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.internal.TransactionGuard;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /** The transaction guard finds the server's transactions whatever thread asks first. */
 class TransactionGuardTest {

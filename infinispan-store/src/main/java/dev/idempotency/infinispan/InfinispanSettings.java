@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * The Infinispan store's settings, validated when the application starts.

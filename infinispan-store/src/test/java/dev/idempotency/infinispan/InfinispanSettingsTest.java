@@ -11,7 +11,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /** The Infinispan store's settings: defaults, overrides, and deployment errors that name key, value and what is allowed. */
 class InfinispanSettingsTest {

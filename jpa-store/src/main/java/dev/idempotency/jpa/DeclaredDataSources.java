@@ -19,7 +19,7 @@ import jakarta.persistence.PersistenceContext;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * Checks, once at deployment, the bound on the store's own transactions against the size of the

@@ -17,7 +17,7 @@ import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * Deletes dead records on Jakarta Concurrency's default managed scheduled executor, every

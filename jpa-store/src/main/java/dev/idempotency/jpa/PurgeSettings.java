@@ -5,7 +5,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * The purge job's settings, validated when the application starts.

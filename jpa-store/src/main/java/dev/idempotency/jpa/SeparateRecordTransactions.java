@@ -29,8 +29,8 @@ import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
-import dev.idempotency.internal.ConfigLookup;
-import dev.idempotency.internal.TransactionGuard;
+import dev.idempotency.spi.support.ConfigLookup;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStoreException;
 
 /**

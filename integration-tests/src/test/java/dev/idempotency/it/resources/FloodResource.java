@@ -14,7 +14,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.internal.InMemoryIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 
 /** A cheap idempotent endpoint to flood with keys, and a view of the in-memory store and the heap. */
 @Path("flood")

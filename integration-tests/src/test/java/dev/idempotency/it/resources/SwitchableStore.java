@@ -12,8 +12,8 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
-import dev.idempotency.internal.InMemoryIdempotencyStore;
-import dev.idempotency.internal.TieredIdempotencyStore;
+import dev.idempotency.store.InMemoryIdempotencyStore;
+import dev.idempotency.store.TieredIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;

@@ -1,4 +1,4 @@
-package dev.idempotency.internal;
+package dev.idempotency.spi.support;
 
 import java.util.Optional;
 

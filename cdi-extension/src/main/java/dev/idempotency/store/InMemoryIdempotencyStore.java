@@ -1,4 +1,4 @@
-package dev.idempotency.internal;
+package dev.idempotency.store;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -10,10 +10,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
-
-import jakarta.annotation.PostConstruct;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -39,7 +35,6 @@ import dev.idempotency.spi.StoredOutcome;
  * Expired records are swept at most once a second, by whichever claim or look-up comes first, so
  * memory returns once keys expire and the store is used again.
  */
-@ApplicationScoped
 public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private static final long SWEEP_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
@@ -56,11 +51,12 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     private int maxEntries;
     private long maxBytes;
 
-    @Inject
-    dev.idempotency.cdi.IdempotencyExtension extension;
-
-    /** For CDI: capacity from {@code idempotency.memory.max-entries}. */
-    public InMemoryIdempotencyStore() {
+    /**
+     * For the container's client proxy only. The library's CDI extension adds the store as a bean
+     * made with {@link #InMemoryIdempotencyStore(int, long, LongSupplier)}, its bounds from
+     * {@code idempotency.memory.max-entries} and {@code idempotency.memory.max-bytes}.
+     */
+    protected InMemoryIdempotencyStore() {
     }
 
     /**
@@ -81,16 +77,6 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         this.maxBytes = maxBytes;
         this.nanoClock = Objects.requireNonNull(nanoClock);
         lastSweep.set(nanoClock.getAsLong());
-    }
-
-    @PostConstruct
-    void init() {
-        if (nanoClock == null) {
-            maxEntries = extension.settings().memoryMaxEntries();
-            maxBytes = extension.settings().memoryMaxBytes();
-            nanoClock = System::nanoTime;
-            lastSweep.set(nanoClock.getAsLong());
-        }
     }
 
     /** @return the capacity */

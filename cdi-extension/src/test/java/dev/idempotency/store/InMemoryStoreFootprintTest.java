@@ -1,4 +1,4 @@
-package dev.idempotency.internal;
+package dev.idempotency.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.internal;
+package dev.idempotency.store;
 
 import java.time.Duration;
 import java.util.Optional;
