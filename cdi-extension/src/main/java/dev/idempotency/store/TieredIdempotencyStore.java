@@ -7,11 +7,14 @@ import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * The seeds' three layers, the first two of them: a fast store in front (Infinispan) that answers

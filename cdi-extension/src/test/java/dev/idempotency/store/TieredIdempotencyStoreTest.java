@@ -17,6 +17,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * The tiered store keeps the store contract (over two in-memory layers), and its own promises:

@@ -49,7 +49,7 @@ public class DeclaredDataSources implements Extension {
     }
 
     <T, X> void producedUnit(@Observes ProcessProducerField<T, X> producer) {
-        AnnotatedField<X> field = producer.getAnnotatedProducerField();
+        AnnotatedField<T> field = producer.getAnnotatedProducerField();
         if (field.isAnnotationPresent(IdempotencyPersistence.class)) {
             PersistenceContext context = field.getAnnotation(PersistenceContext.class);
             producedUnits.add(context == null ? "" : context.unitName());
