@@ -20,7 +20,7 @@ import jakarta.interceptor.InterceptorBinding;
  * store}, runs the method and stores its status, allow-listed headers and exact body bytes. A
  * retry with the same key and the same request replays that response with
  * {@code Idempotent-Replayed: true}; a retry while the first is still running gets
- * {@code 409}; a retry with another body, method or path gets {@code 422}. The README lists the
+ * {@code 409}; a retry with another body, method or path gets {@code 422}. docs/http-contract.md lists the
  * whole contract and its problem types.
  *
  * <p>On a CDI bean, EJB or message-consumer method, the key comes from parameters marked

@@ -13,7 +13,7 @@ import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * The library-wide settings under {@code idempotency.}, read and validated once at deployment.
- * The README's configuration reference lists each key with its default.
+ * docs/configuration.md lists each key with its default.
  *
  * @param keyHeader the request header carrying the key
  * @param replayedHeader the response header marking a replay

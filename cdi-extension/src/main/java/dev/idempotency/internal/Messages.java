@@ -2,7 +2,7 @@ package dev.idempotency.internal;
 
 /**
  * Every coded message of the library in one place. Codes are stable: users search for them, and
- * the README's troubleshooting table lists them. Messages never contain raw keys or bodies.
+ * docs/troubleshooting.md lists them. Messages never contain raw keys or bodies.
  *
  * <p>Ranges: 01xx deployment (definitions and settings), 02xx store selection, 03xx requests,
  * 04xx store failures and ownership.

@@ -4,7 +4,7 @@ import java.net.URI;
 
 /**
  * The RFC 9457 problem types this library answers with, as {@code application/problem+json}.
- * Their {@code type} URIs are stable and documented in the README.
+ * Their {@code type} URIs are stable and documented in docs/http-contract.md (Problem types).
  */
 public enum IdempotencyProblem {
 

@@ -184,7 +184,7 @@ public class InfinispanConnection {
                     + " its partition handling only if the coordinator had the definition before any node started the"
                     + " cache, which a cache created at run time does not ensure, so until the coordinator changes a"
                     + " split may let both halves claim one key: define the cache in the servers' configuration (the"
-                    + " README, Infinispan store, gives the XML)");
+                    + " XML is in docs/stores/infinispan.md)");
         }
     }
 

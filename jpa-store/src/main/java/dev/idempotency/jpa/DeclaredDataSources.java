@@ -31,7 +31,7 @@ import dev.idempotency.spi.support.ConfigLookup;
  * size fails the deployment ({@code IDEMP0512}, {@link PoolSizeCheck}). Not checked: a producer
  * method or a field without a unit name (the unit is not known before it runs), and a pool the
  * server defines (an admin console, {@code standalone.xml}, {@code server.xml}): size those as the
- * README says.
+ * docs/stores/jpa.md says.
  */
 public class DeclaredDataSources implements Extension {
 
