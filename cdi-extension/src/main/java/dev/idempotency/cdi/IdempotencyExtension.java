@@ -27,20 +27,20 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
-import dev.idempotency.internal.BeanMethod;
-import dev.idempotency.spi.support.ConfigLookup;
-import dev.idempotency.internal.ContainerSubclasses;
-import dev.idempotency.internal.EndpointNames;
-import dev.idempotency.internal.IdempotencyPolicy;
-import dev.idempotency.store.InMemoryIdempotencyStore;
-import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.config.BeanMethod;
+import dev.idempotency.config.ContainerSubclasses;
+import dev.idempotency.config.EndpointNames;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.LibrarySettings;
+import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.config.ResourceMethods;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.KeyExtractor;
-import dev.idempotency.internal.MethodPlan;
-import dev.idempotency.internal.PolicyResolver;
-import dev.idempotency.internal.ResourceMethods;
-import dev.idempotency.internal.TokenRegistry;
+import dev.idempotency.invocation.KeyExtractor;
+import dev.idempotency.invocation.MethodPlan;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.support.ConfigLookup;
+import dev.idempotency.store.InMemoryIdempotencyStore;
+import dev.idempotency.tokens.TokenRegistry;
 
 /**
  * The portable extension. The library jar is a bean archive of its own (so the application needs

@@ -9,8 +9,8 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.internal.HttpClaim;
-import dev.idempotency.internal.MethodPlan;
+import dev.idempotency.invocation.MethodPlan;
+import dev.idempotency.jaxrs.internal.HttpClaim;
 
 /**
  * The {@code @Idempotent} interceptor. Its priority comes from

@@ -8,16 +8,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
-import dev.idempotency.internal.HttpOperation;
-import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.LibrarySettings;
+import dev.idempotency.config.ResourceMethods;
 import dev.idempotency.internal.Lazy;
-import dev.idempotency.internal.LibrarySettings;
-import dev.idempotency.internal.OutcomeEvents;
-import dev.idempotency.internal.ReplayCache;
-import dev.idempotency.internal.ResourceMethods;
-import dev.idempotency.internal.TokenRegistry;
-import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.jaxrs.internal.HttpOperation;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.store.ReplayCache;
+import dev.idempotency.tokens.TokenRegistry;
 
 /**
  * What the JAX-RS layer needs from CDI, looked up once per resource method at application start:

@@ -18,23 +18,23 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.UnknownIdempotencyTokenException;
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.RetryOutcomes;
+import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.claim.StageInTransaction;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.MethodPlan;
-import dev.idempotency.internal.OutcomeEvents;
-import dev.idempotency.internal.OwnedClaim;
-import dev.idempotency.internal.ResultCodec;
-import dev.idempotency.internal.ResultShape;
-import dev.idempotency.internal.RetryOutcomes;
-import dev.idempotency.internal.ScopedKey;
-import dev.idempotency.internal.StageInTransaction;
 import dev.idempotency.internal.ThrottledLog;
-import dev.idempotency.internal.TokenRegistry;
-import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.invocation.MethodPlan;
+import dev.idempotency.invocation.ResultCodec;
+import dev.idempotency.invocation.ResultShape;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.tokens.TokenRegistry;
 
 /**
  * Runs a non-HTTP {@code @Idempotent} invocation: claim the key from its {@code @IdempotencyKey}

@@ -2,8 +2,8 @@ package dev.idempotency.cdi;
 
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.claim.OutcomeEvents;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.OutcomeEvents;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.ObserverMethod;

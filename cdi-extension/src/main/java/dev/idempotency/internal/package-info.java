@@ -1,4 +1,4 @@
 /**
- * Implementation details; not an API. Types here may change in any release.
+ * Shared helpers of the core: its coded messages, a throttled log, lazily built values, hashing. Implementation; not an API.
  */
 package dev.idempotency.internal;

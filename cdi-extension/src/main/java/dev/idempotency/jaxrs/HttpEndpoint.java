@@ -2,7 +2,7 @@ package dev.idempotency.jaxrs;
 
 import java.lang.reflect.Method;
 
-import dev.idempotency.internal.IdempotencyPolicy;
+import dev.idempotency.config.IdempotencyPolicy;
 
 /**
  * One {@code @Idempotent} resource method, as the filters see it.

@@ -16,8 +16,8 @@ import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.WriterInterceptor;
 
 import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.PolicyResolver;
 
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints

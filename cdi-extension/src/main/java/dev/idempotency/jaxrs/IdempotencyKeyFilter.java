@@ -15,24 +15,24 @@ import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.cdi.CurrentHttpClaim;
-import dev.idempotency.internal.HttpClaim;
-import dev.idempotency.internal.IdempotencyKeyParser;
-import dev.idempotency.internal.IdempotencyPolicy;
-import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.RetryOutcomes;
+import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.OutcomeEvents;
-import dev.idempotency.internal.OwnedClaim;
-import dev.idempotency.internal.ReplayCache;
-import dev.idempotency.internal.RequestBody;
-import dev.idempotency.internal.RequestFingerprint;
-import dev.idempotency.internal.RetryOutcomes;
-import dev.idempotency.internal.ScopedKey;
 import dev.idempotency.internal.ThrottledLog;
-import dev.idempotency.internal.TokenRegistry;
+import dev.idempotency.jaxrs.internal.HttpClaim;
+import dev.idempotency.jaxrs.internal.IdempotencyKeyParser;
+import dev.idempotency.jaxrs.internal.RequestBody;
+import dev.idempotency.jaxrs.internal.RequestFingerprint;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.ReplayCache;
+import dev.idempotency.tokens.TokenRegistry;
 
 /**
  * The request side of the contract: validates the key, fingerprints the whole request, claims the

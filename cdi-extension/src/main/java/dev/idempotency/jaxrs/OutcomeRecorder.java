@@ -10,10 +10,10 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 
-import dev.idempotency.internal.CapturingOutputStream;
-import dev.idempotency.internal.HttpClaim;
-import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.jaxrs.internal.CapturingOutputStream;
+import dev.idempotency.jaxrs.internal.HttpClaim;
 import dev.idempotency.spi.StoredOutcome;
 
 /**

@@ -12,7 +12,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.ext.RuntimeDelegate;
 
-import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.config.LibrarySettings;
 
 /**
  * Picks the response headers worth replaying: the allow-list only. Credentials, cookies and

@@ -19,10 +19,10 @@ import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
-import dev.idempotency.internal.HttpOperation;
-import dev.idempotency.internal.IdempotencyPolicy;
-import dev.idempotency.internal.LibrarySettings;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.jaxrs.IdempotencyProblem;
+import dev.idempotency.jaxrs.internal.HttpOperation;
 
 /**
  * Adds the idempotency contract to the operations of an OpenAPI document that are

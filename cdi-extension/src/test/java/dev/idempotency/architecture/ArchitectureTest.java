@@ -23,8 +23,13 @@ class ArchitectureTest {
 
     /** The packages of the core that are implementation, not API, SPI or supported store support. */
     private static final Pattern IMPLEMENTATION = Pattern.compile(
-            "\\bdev\\.idempotency\\.(internal|cdi|jaxrs|openapi|store)\\.[A-Za-z]");
-    private static final Pattern INTERNALS = Pattern.compile("\\bdev\\.idempotency\\.(internal|cdi)\\.[A-Za-z]");
+            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|tokens|cdi|jaxrs|openapi|store)\\.[A-Za-z]");
+    /**
+     * What no other module's main code may name: the core's implementation packages (not its
+     * stores, its JAX-RS and OpenAPI parts that users see, nor spi.support).
+     */
+    private static final Pattern INTERNALS = Pattern.compile(
+            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|tokens|cdi|jaxrs\\.internal)\\.[A-Za-z]");
     private static final Pattern LAYERS_ABOVE_THE_STORES = Pattern.compile(
             "\\bdev\\.idempotency\\.(cdi|jaxrs|openapi)\\.[A-Za-z]");
     private static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
@@ -54,7 +59,7 @@ class ArchitectureTest {
         }
 
         assertThat(sources(REPOSITORY.resolve("jpa-store/src/main/java"), true)).as("the modules are read").isNotEmpty();
-        assertThat(found).as("main code of other modules referring to dev.idempotency.internal or .cdi").isEmpty();
+        assertThat(found).as("main code of other modules referring to the core's implementation packages").isEmpty();
     }
 
     private static List<Path> sources(Path folder, boolean deep) {

@@ -8,6 +8,8 @@ import java.security.Principal;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyScope;
+import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.jaxrs.internal.RequestFingerprint;
 
 class HashingTest {
 

@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
+import dev.idempotency.jaxrs.internal.CapturingOutputStream;
+import dev.idempotency.jaxrs.internal.RequestBody;
 
 class StreamsTest {
 

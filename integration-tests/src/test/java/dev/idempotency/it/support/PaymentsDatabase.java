@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.idempotency.IdempotencyScope;
-import dev.idempotency.internal.ScopedKey;
+import dev.idempotency.claim.ScopedKey;
 
 /**
  * Reads the sample's PostgreSQL tables directly, over JDBC: what actually committed, not what the

@@ -1,0 +1,64 @@
+package dev.idempotency.claim;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.internal.ThrottledLog;
+
+/**
+ * Reports each outcome to whoever listens: the application's CDI observers of
+ * {@link IdempotencyEvent}, the metrics counters. Who listens is decided once, at start; with
+ * nobody listening, {@link #fire} returns at once and builds nothing.
+ */
+public final class OutcomeEvents {
+
+    private static final Logger LOG = Logger.getLogger(OutcomeEvents.class.getName());
+    /** A listener that fails on every event must not flood the log. */
+    private static final ThrottledLog LISTENER_FAILURES = new ThrottledLog(LOG, 60, System::nanoTime);
+
+    /** Nobody listens. */
+    public static final OutcomeEvents NONE = new OutcomeEvents(List.of());
+
+    private final List<Consumer<IdempotencyEvent>> listeners;
+    private final boolean listened;
+
+    /**
+     * @param listeners notified in this order; each one's failure is logged and does not reach
+     *     the others nor the caller
+     */
+    public OutcomeEvents(List<Consumer<IdempotencyEvent>> listeners) {
+        this.listeners = List.copyOf(listeners);
+        this.listened = !this.listeners.isEmpty();
+    }
+
+    /** @return whether anybody listens */
+    public boolean listened() {
+        return listened;
+    }
+
+    /**
+     * @param outcome what happened
+     * @param policy the method's policy
+     * @param scopedKey the scoped key (only a short prefix of it is reported)
+     * @param http whether the call came through the HTTP contract
+     */
+    public void fire(IdempotencyOutcome outcome, IdempotencyPolicy policy, String scopedKey, boolean http) {
+        if (!listened) {
+            return;
+        }
+        IdempotencyEvent event = new IdempotencyEvent(outcome, policy.endpoint(), ScopedKey.forLog(scopedKey), http);
+        for (Consumer<IdempotencyEvent> listener : listeners) {
+            try {
+                listener.accept(event);
+            } catch (RuntimeException e) {
+                // The answer is decided already; a broken observer must not change it.
+                LISTENER_FAILURES.log(Level.WARNING, Messages.listenerFailed(outcome.name()), e);
+            }
+        }
+    }
+}

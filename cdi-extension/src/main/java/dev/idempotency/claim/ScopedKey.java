@@ -1,0 +1,83 @@
+package dev.idempotency.claim;
+
+import java.security.Principal;
+
+import dev.idempotency.IdempotencyScope;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.internal.Hashing;
+
+/**
+ * Turns a client's raw key into the key a store sees: hashed together with its scope, so that the
+ * same raw key from two principals (or on two endpoints) never meets in the store, and raw keys
+ * never reach it.
+ */
+public final class ScopedKey {
+
+    /** Stands for every unauthenticated caller; no principal name can equal it (it has a NUL). */
+    private static final String ANONYMOUS = "\u0000anonymous";
+
+    private ScopedKey() {
+    }
+
+    /**
+     * @param scope the endpoint's scope
+     * @param endpoint the endpoint's identity ({@code fqcn#method})
+     * @param principal the caller, or {@code null} when anonymous
+     * @param rawKey the key as the client sent it
+     * @return the scoped, hashed key (43 characters of base64url)
+     */
+    public static String of(IdempotencyScope scope, String endpoint, Principal principal, String rawKey) {
+        String who = scope == IdempotencyScope.PRINCIPAL ? principalName(principal) : "";
+        return Hashing.sha256().add(scope.name()).add(endpoint).add(who).add(rawKey).finish();
+    }
+
+    /**
+     * The key of one request or invocation under a policy: {@link #of(IdempotencyScope, String, Principal, String)},
+     * or, where keys are server-issued tokens, the token's use by its principal: a token is one
+     * operation wherever it is sent, so its use is not scoped to the endpoint (sent to another
+     * endpoint, it meets its first request's record and gets {@code 422}).
+     *
+     * @param policy the method's policy
+     * @param principal the caller, or {@code null} when anonymous
+     * @param rawKey the key (or token) as the client sent it
+     * @return the scoped, hashed key
+     */
+    public static String of(IdempotencyPolicy policy, Principal principal, String rawKey) {
+        return policy.serverIssuedKeys()
+                ? Hashing.sha256().add("TOKEN_USE").add(principalName(principal)).add(rawKey).finish()
+                : of(policy.scope(), policy.endpoint(), principal, rawKey);
+    }
+
+    /**
+     * @param principal the principal a token is issued to, or {@code null} when anonymous
+     * @param token the token
+     * @return the key of the record saying the token was issued to the principal
+     */
+    public static String ofIssuedToken(Principal principal, String token) {
+        return Hashing.sha256().add("TOKEN").add(principalName(principal)).add(token).finish();
+    }
+
+    /**
+     * @param principal a caller, or {@code null}
+     * @return whether it stands for no authenticated caller
+     */
+    public static boolean isAnonymous(Principal principal) {
+        return principal == null || principal.getName() == null;
+    }
+
+    /**
+     * @param principal a caller, or {@code null}
+     * @return its name, or the stand-in for every anonymous caller
+     */
+    public static String principalName(Principal principal) {
+        return principal == null || principal.getName() == null ? ANONYMOUS : principal.getName();
+    }
+
+    /**
+     * @param scopedKey a scoped key
+     * @return a short prefix that identifies it in logs without revealing anything
+     */
+    public static String forLog(String scopedKey) {
+        return scopedKey.substring(0, Math.min(12, scopedKey.length()));
+    }
+}

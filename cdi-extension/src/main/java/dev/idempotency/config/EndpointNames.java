@@ -1,0 +1,41 @@
+package dev.idempotency.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.invocation.MethodPlan;
+
+/**
+ * Finds endpoints that would share a key space by accident: two methods with one explicit name,
+ * unless each says {@code sharedName}. (Derived identities never meet: they hold the bean class,
+ * the method and its parameter types.)
+ */
+public final class EndpointNames {
+
+    private EndpointNames() {
+    }
+
+    /**
+     * @param policies the resource methods' policies
+     * @param plans the non-HTTP methods' plans
+     * @return one coded message per name shared without {@code sharedName} on each of its methods
+     */
+    public static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
+            Map<BeanMethod, Optional<MethodPlan>> plans) {
+        Map<String, List<BeanMethod>> byName = new TreeMap<>();
+        Map<BeanMethod, IdempotencyPolicy> all = new java.util.HashMap<>(policies);
+        plans.forEach((method, plan) -> plan.ifPresent(p -> all.put(method, p.policy())));
+        all.forEach((method, policy) -> byName.computeIfAbsent(policy.endpoint(), n -> new ArrayList<>()).add(method));
+        List<String> conflicts = new ArrayList<>();
+        byName.forEach((name, methods) -> {
+            if (methods.size() > 1 && !methods.stream().allMatch(m -> all.get(m).sharedName())) {
+                conflicts.add(Messages.nameTaken(name, methods.stream()
+                        .map(m -> Messages.where(m.beanClass(), m.method())).sorted().toList()));
+            }
+        });
+        return conflicts;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.idempotency.config;
+
+import java.time.Duration;
+
+import dev.idempotency.IdempotencyScope;
+
+/**
+ * The resolved, validated settings of one {@code @Idempotent} method: annotation values with
+ * MicroProfile Config overrides applied. Built once at deployment.
+ *
+ * @param endpoint the method's identity ({@link EndpointIdentity}: its explicit name, or
+ *     {@code fqcn#method(erased.Param)}), used to scope keys, in logs and in events
+ * @param ttl retention of completed outcomes
+ * @param lease lifetime of an in-progress claim
+ * @param required whether a key must be sent
+ * @param scope who shares the key space
+ * @param pinServerErrors whether 5xx answers are stored
+ * @param failOpen whether to run unprotected when the store fails
+ * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
+ * @param serverIssuedKeys whether keys must be tokens this application issued
+ * @param sharedName whether the endpoint's explicit name is shared with other methods on purpose
+ */
+public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
+        IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
+        boolean serverIssuedKeys, boolean sharedName) {
+}

@@ -1,0 +1,226 @@
+package dev.idempotency.config;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.support.ConfigLookup;
+
+/**
+ * The library-wide settings under {@code idempotency.}, read and validated once at deployment.
+ * docs/configuration.md lists each key with its default.
+ *
+ * @param keyHeader the request header carrying the key
+ * @param replayedHeader the response header marking a replay
+ * @param maxKeyLength the longest key accepted
+ * @param maxRequestBodySize the largest request body fingerprinted; larger ones get 413
+ * @param maxStoredBodySize the largest response body stored for replay
+ * @param storedHeaders response headers replayed, lower case (the defaults plus configured ones)
+ * @param retryAfterSeconds the {@code Retry-After} of 409 and 503 answers
+ * @param interceptorPriority the {@code @Priority} of the interceptor
+ * @param memoryMaxEntries the capacity of the in-memory store, in records
+ * @param memoryMaxBytes the capacity of the in-memory store, in bytes of records (bodies included)
+ * @param replayCacheMaxBytes the heap the replay cache of a remote store may take; 0: no cache
+ * @param replayCacheTtl how long the replay cache keeps a completed record; zero: no cache
+ * @param metricsEnabled whether outcomes are counted through MicroProfile Metrics when the server has it
+ * @param tokenTtl how long a server-issued token stays valid
+ * @param tokensPerPrincipal how many tokens one principal may be issued within a token ttl, on one node
+ * @param tieredFrontPause how long the tiered store leaves its fast layer alone after it failed
+ * @param openApiEnabled whether {@code @Idempotent} operations are documented in the OpenAPI document
+ * @param anonymousTokens whether unauthenticated callers may be issued tokens (they then share them)
+ */
+public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
+        int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
+        int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
+        Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
+        boolean anonymousTokens) {
+
+    public static final String KEY_HEADER = "idempotency.key-header";
+    public static final String REPLAYED_HEADER = "idempotency.replayed-header";
+    public static final String MAX_KEY_LENGTH = "idempotency.max-key-length";
+    public static final String MAX_REQUEST_BODY_SIZE = "idempotency.max-request-body-size";
+    public static final String MAX_STORED_BODY_SIZE = "idempotency.max-stored-body-size";
+    public static final String STORED_HEADERS = "idempotency.stored-headers";
+    public static final String RETRY_AFTER = "idempotency.retry-after-seconds";
+    public static final String INTERCEPTOR_PRIORITY = "idempotency.interceptor.priority";
+    public static final String MEMORY_MAX_ENTRIES = "idempotency.memory.max-entries";
+    public static final String MEMORY_MAX_BYTES = "idempotency.memory.max-bytes";
+    public static final String REPLAY_CACHE_MAX_BYTES = "idempotency.replay-cache.max-bytes";
+    public static final String REPLAY_CACHE_TTL = "idempotency.replay-cache.ttl";
+    public static final String METRICS_ENABLED = "idempotency.metrics.enabled";
+    public static final String TOKEN_TTL = "idempotency.tokens.ttl";
+    public static final String TOKENS_PER_PRINCIPAL = "idempotency.tokens.max-per-principal";
+    public static final String TIERED_FRONT_PAUSE = "idempotency.tiered.front-pause";
+    public static final String OPENAPI_ENABLED = "idempotency.openapi.enabled";
+    public static final String ANONYMOUS_TOKENS = "idempotency.tokens.anonymous";
+
+    /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
+    public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
+
+    /** Replayed by default, besides those configured. */
+    public static final Set<String> DEFAULT_STORED_HEADERS = Set.of("location", "content-type", "etag",
+            "content-language", "content-location", "last-modified");
+
+    /** Never stored nor replayed, whatever is configured: credentials and hop-by-hop headers. */
+    private static final Set<String> FORBIDDEN_HEADERS = Set.of("set-cookie", "set-cookie2", "authorization",
+            "www-authenticate", "cookie", "connection", "keep-alive", "te", "trailer", "transfer-encoding",
+            "upgrade", "content-length");
+
+    /**
+     * @param header a header name
+     * @return whether it may never be stored (credential, cookie, proxy or hop-by-hop header)
+     */
+    public static boolean isForbidden(String header) {
+        String name = header.toLowerCase(Locale.ROOT);
+        return FORBIDDEN_HEADERS.contains(name) || name.startsWith("proxy-");
+    }
+
+    /**
+     * @param config where the settings are read
+     * @return the validated settings
+     * @throws IdempotencyDefinitionException listing every bad setting
+     */
+    public static LibrarySettings load(ConfigLookup config) {
+        Reader reader = new Reader(config);
+        LibrarySettings settings = new LibrarySettings(
+                reader.headerName(KEY_HEADER, "Idempotency-Key"),
+                reader.headerName(REPLAYED_HEADER, "Idempotent-Replayed"),
+                reader.integer(MAX_KEY_LENGTH, 255, 1, 8192),
+                reader.integer(MAX_REQUEST_BODY_SIZE, 16 * 1024 * 1024, 0, Integer.MAX_VALUE - 16),
+                reader.integer(MAX_STORED_BODY_SIZE, 1024 * 1024, 0, Integer.MAX_VALUE - 16),
+                reader.storedHeaders(),
+                reader.integer(RETRY_AFTER, 1, 0, 86_400),
+                reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
+                reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE),
+                reader.longInteger(MEMORY_MAX_BYTES, 256L * 1024 * 1024, 1, Long.MAX_VALUE),
+                reader.integer(REPLAY_CACHE_MAX_BYTES, 16 * 1024 * 1024, 0, Integer.MAX_VALUE),
+                reader.duration(REPLAY_CACHE_TTL, Duration.ofSeconds(30)),
+                reader.bool(METRICS_ENABLED, true),
+                reader.positiveDuration(TOKEN_TTL, Duration.ofMinutes(30)),
+                reader.integer(TOKENS_PER_PRINCIPAL, 100, 1, Integer.MAX_VALUE),
+                reader.duration(TIERED_FRONT_PAUSE, Duration.ofSeconds(5)),
+                reader.bool(OPENAPI_ENABLED, true),
+                reader.bool(ANONYMOUS_TOKENS, false));
+        if (!reader.errors.isEmpty()) {
+            throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
+        }
+        return settings;
+    }
+
+    /** Reads settings and collects every error, so that one deployment reports them all. */
+    private static final class Reader {
+        private final ConfigLookup config;
+        final List<String> errors = new ArrayList<>();
+
+        Reader(ConfigLookup config) {
+            this.config = config;
+        }
+
+        int integer(String key, int fallback, long min, long max) {
+            return (int) longInteger(key, fallback, min, max);
+        }
+
+        long longInteger(String key, long fallback, long min, long max) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            try {
+                long value = Long.parseLong(raw);
+                if (value >= min && value <= max) {
+                    return value;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            errors.add(Messages.invalidInteger(key, raw, min, max));
+            return fallback;
+        }
+
+        /** Zero is allowed: it turns a feature off. */
+        Duration duration(String key, Duration fallback) {
+            return duration(key, fallback, true);
+        }
+
+        Duration positiveDuration(String key, Duration fallback) {
+            return duration(key, fallback, false);
+        }
+
+        private Duration duration(String key, Duration fallback, boolean zeroAllowed) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            try {
+                Duration value = Duration.parse(raw);
+                if (!value.isNegative() && (zeroAllowed || !value.isZero())) {
+                    return value;
+                }
+            } catch (DateTimeParseException e) {
+                // reported below
+            }
+            errors.add(zeroAllowed ? Messages.invalidSettingDuration(key, raw)
+                    : Messages.invalidPositiveSettingDuration(key, raw));
+            return fallback;
+        }
+
+        boolean bool(String key, boolean fallback) {
+            String raw = config.get(key).map(String::trim).orElse(null);
+            if (raw == null) {
+                return fallback;
+            }
+            if (raw.equalsIgnoreCase("true") || raw.equalsIgnoreCase("false")) {
+                return Boolean.parseBoolean(raw);
+            }
+            errors.add(Messages.invalidSettingBoolean(key, raw));
+            return fallback;
+        }
+
+        String headerName(String key, String fallback) {
+            String value = config.get(key).map(String::trim).orElse(fallback);
+            if (!isToken(value)) {
+                errors.add(Messages.invalidHeaderName(key, value));
+                return fallback;
+            }
+            return value;
+        }
+
+        Set<String> storedHeaders() {
+            Set<String> headers = new LinkedHashSet<>(DEFAULT_STORED_HEADERS);
+            for (String raw : config.get(STORED_HEADERS).orElse("").split(",")) {
+                String name = raw.trim();
+                if (name.isEmpty()) {
+                    continue;
+                }
+                if (!isToken(name)) {
+                    errors.add(Messages.invalidHeaderName(STORED_HEADERS, name));
+                } else if (isForbidden(name)) {
+                    errors.add(Messages.forbiddenStoredHeader(STORED_HEADERS, name));
+                } else {
+                    headers.add(name.toLowerCase(Locale.ROOT));
+                }
+            }
+            return Set.copyOf(headers);
+        }
+
+        private static boolean isToken(String value) {
+            if (value.isEmpty()) {
+                return false;
+            }
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.idempotency.config;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.IdempotencyScope;
+import dev.idempotency.Idempotent;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.support.ConfigLookup;
+
+/**
+ * Resolves the {@link IdempotencyPolicy} of a method the MicroProfile Fault Tolerance way: the
+ * first of {@code <fqcn>/<method>/Idempotent/<member>}, {@code <fqcn>/Idempotent/<member>},
+ * {@code Idempotent/<member>} that is set wins, else the method's annotation, else the class's.
+ * Validates every value and throws {@link IdempotencyDefinitionException} with a coded message.
+ */
+public final class PolicyResolver {
+
+    /** The config key levels: {@code <fqcn>/<method>/Idempotent/}, {@code <fqcn>/Idempotent/}, {@code Idempotent/}. */
+    private static final int METHOD_LEVEL = 0;
+    private static final int CLASS_LEVEL = 1;
+    private static final int LEVELS = 3;
+
+    private final ConfigLookup config;
+
+    /**
+     * @param config where overrides are read
+     */
+    public PolicyResolver(ConfigLookup config) {
+        this.config = config;
+    }
+
+    /**
+     * @param beanClass the bean or resource class
+     * @param method one of its methods
+     * @return the annotation that applies to the method (its own, else its class's)
+     */
+    public static Optional<Idempotent> annotationOf(Class<?> beanClass, Method method) {
+        Idempotent onMethod = method.getAnnotation(Idempotent.class);
+        return Optional.ofNullable(onMethod != null ? onMethod : beanClass.getAnnotation(Idempotent.class));
+    }
+
+    /**
+     * @param beanClass the bean or resource class
+     * @param method an annotated method of it
+     * @return the validated policy
+     * @throws IdempotencyDefinitionException naming the bean, method, key, value and what is allowed
+     */
+    public IdempotencyPolicy resolve(Class<?> beanClass, Method method) {
+        Idempotent annotation = annotationOf(beanClass, method).orElseThrow(
+                () -> new IllegalArgumentException(method + " is not @Idempotent"));
+        Members members = new Members(beanClass, method);
+
+        Setting ttl = members.value("ttl", annotation.ttl());
+        Setting lease = members.value("lease", annotation.lease());
+        Duration ttlValue = duration(members.where, ttl);
+        Duration leaseValue = duration(members.where, lease);
+        if (ttlValue.compareTo(leaseValue) < 0) {
+            throw new IdempotencyDefinitionException(Messages.ttlShorterThanLease(
+                    members.where, ttl.key, ttl.value, lease.key, lease.value));
+        }
+        return new IdempotencyPolicy(
+                identity(beanClass, method, members),
+                ttlValue,
+                leaseValue,
+                bool(members.where, members.value("required", String.valueOf(annotation.required()))),
+                scope(members.where, members.value("scope", annotation.scope().name())),
+                bool(members.where, members.value("pinServerErrors", String.valueOf(annotation.pinServerErrors()))),
+                bool(members.where, members.value("failOpen", String.valueOf(annotation.failOpen()))),
+                bool(members.where, members.value("fingerprintArguments",
+                        String.valueOf(annotation.fingerprintArguments()))),
+                bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))),
+                bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))));
+    }
+
+    /**
+     * The endpoint's identity: a name on the method (or {@code <fqcn>/<method>/Idempotent/name}) is
+     * the whole of it; a name on the class (or {@code <fqcn>/Idempotent/name},
+     * {@code Idempotent/name}) stands for the class's name in the derived identity.
+     */
+    private static String identity(Class<?> beanClass, Method method, Members members) {
+        Idempotent onMethod = method.getAnnotation(Idempotent.class);
+        Setting whole = members.value("name", onMethod == null ? "" : onMethod.name(), METHOD_LEVEL, CLASS_LEVEL);
+        if (!whole.value.isEmpty()) {
+            return name(members.where, whole);
+        }
+        Idempotent onClass = beanClass.getAnnotation(Idempotent.class);
+        Setting classPart = members.value("name", onClass == null ? "" : onClass.name(), CLASS_LEVEL, LEVELS);
+        return EndpointIdentity.derived(classPart.value.isEmpty() ? beanClass.getName() : name(members.where, classPart),
+                method);
+    }
+
+    private static String name(String where, Setting setting) {
+        if (!EndpointIdentity.isValidName(setting.value)) {
+            throw new IdempotencyDefinitionException(Messages.invalidName(where, setting.key, setting.value,
+                    EndpointIdentity.MAX_NAME_LENGTH));
+        }
+        return setting.value;
+    }
+
+    /** A value and where it came from, for messages. */
+    private record Setting(String key, String value) {
+    }
+
+    /** Looks up one method's members. */
+    private final class Members {
+        private final String fqcn;
+        private final String methodName;
+        final String where;
+
+        Members(Class<?> beanClass, Method method) {
+            this.fqcn = beanClass.getName();
+            this.methodName = method.getName();
+            this.where = Messages.where(beanClass, method);
+        }
+
+        Setting value(String member, String annotated) {
+            return value(member, annotated, METHOD_LEVEL, LEVELS);
+        }
+
+        /** Looks at the keys of levels {@code from} (inclusive) to {@code to} (exclusive) only. */
+        Setting value(String member, String annotated, int from, int to) {
+            String[] keys = {
+                fqcn + "/" + methodName + "/Idempotent/" + member,
+                fqcn + "/Idempotent/" + member,
+                "Idempotent/" + member};
+            for (int level = from; level < to; level++) {
+                String key = keys[level];
+                Optional<String> configured = config.get(key);
+                if (configured.isPresent()) {
+                    return new Setting(key, configured.get().trim());
+                }
+            }
+            return new Setting("@Idempotent(" + member + ")", annotated);
+        }
+    }
+
+    private static Duration duration(String where, Setting setting) {
+        Duration value = parse(setting, where, text -> {
+            try {
+                return Duration.parse(text);
+            } catch (DateTimeParseException e) {
+                return null;
+            }
+        }, Messages::invalidDuration);
+        if (value.isNegative() || value.isZero()) {
+            throw new IdempotencyDefinitionException(Messages.nonPositiveDuration(where, setting.key, setting.value));
+        }
+        return value;
+    }
+
+    private static boolean bool(String where, Setting setting) {
+        return parse(setting, where, text -> switch (text.toLowerCase(Locale.ROOT)) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> null;
+        }, Messages::invalidBoolean);
+    }
+
+    private static IdempotencyScope scope(String where, Setting setting) {
+        return Arrays.stream(IdempotencyScope.values())
+                .filter(s -> s.name().equalsIgnoreCase(setting.value))
+                .findFirst()
+                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownScope(
+                        where, setting.key, setting.value, Arrays.toString(IdempotencyScope.values()))));
+    }
+
+    private interface MessageFactory {
+        String message(String where, String key, String value);
+    }
+
+    private static <T> T parse(Setting setting, String where, Function<String, T> parser, MessageFactory error) {
+        T value = parser.apply(setting.value);
+        if (value == null) {
+            throw new IdempotencyDefinitionException(error.message(where, setting.key, setting.value));
+        }
+        return value;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.idempotency.config;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.regex.Pattern;
+
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
+
+/**
+ * Tells JAX-RS resource methods from other methods, following the JAX-RS rule that a method's
+ * JAX-RS annotations may sit on the method it overrides or implements.
+ */
+public final class ResourceMethods {
+
+    /** A path parameter with optional blanks and regular expression: {@code { id : [0-9]+ }}. */
+    private static final Pattern TEMPLATE_PARAMETER = Pattern.compile("\\{\\s*([^}:\\s]+)\\s*(?::[^}]*)?}");
+
+    private ResourceMethods() {
+    }
+
+    /**
+     * @param type the bean class
+     * @param method one of its methods
+     * @return whether the method carries an HTTP method designator ({@code @GET}, {@code @POST}, ...)
+     *     itself or on a method of a supertype it overrides
+     */
+    public static boolean isResourceMethod(Class<?> type, Method method) {
+        return declaringResourceMethod(type, method) != null;
+    }
+
+    /**
+     * @param type the resource class
+     * @param method one of its resource methods
+     * @return its HTTP method ({@code POST}, ...), or {@code null} when it has no designator
+     */
+    public static String httpMethod(Class<?> type, Method method) {
+        Method declared = declaringResourceMethod(type, method);
+        if (declared == null) {
+            return null;
+        }
+        for (Annotation annotation : declared.getAnnotations()) {
+            HttpMethod designator = annotation.annotationType().getAnnotation(HttpMethod.class);
+            if (designator != null) {
+                return designator.value();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The path of a resource method relative to its application, as JAX-RS and OpenAPI documents
+     * spell it: the class's {@code @Path} and the method's, joined by one slash, with template
+     * regular expressions dropped ({@code {id: [0-9]+}} becomes {@code {id}}).
+     *
+     * @param type the resource class
+     * @param method one of its resource methods
+     * @return e.g. {@code /payments/{id}}
+     */
+    public static String pathTemplate(Class<?> type, Method method) {
+        Path onClass = classPath(type);
+        Method declared = declaringResourceMethod(type, method);
+        Path onMethod = declared == null ? null : declared.getAnnotation(Path.class);
+        StringBuilder template = new StringBuilder();
+        for (Path path : new Path[] {onClass, onMethod}) {
+            if (path != null) {
+                String value = path.value().replaceAll("^/+|/+$", "");
+                if (!value.isEmpty()) {
+                    template.append('/').append(value);
+                }
+            }
+        }
+        String joined = template.length() == 0 ? "/" : template.toString();
+        return TEMPLATE_PARAMETER.matcher(joined).replaceAll("{$1}");
+    }
+
+    private static Path classPath(Class<?> type) {
+        for (Class<?> current = type; current != null && current != Object.class; current = current.getSuperclass()) {
+            if (current.isAnnotationPresent(Path.class)) {
+                return current.getAnnotation(Path.class);
+            }
+            for (Class<?> contract : current.getInterfaces()) {
+                Path path = classPath(contract);
+                if (path != null) {
+                    return path;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the declaration of the method (in the type or a supertype) that carries its designator */
+    private static Method declaringResourceMethod(Class<?> type, Method method) {
+        for (Class<?> current = type; current != null && current != Object.class; current = current.getSuperclass()) {
+            if (declaresDesignator(current, method)) {
+                try {
+                    return current.getDeclaredMethod(method.getName(), method.getParameterTypes());
+                } catch (NoSuchMethodException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            for (Class<?> contract : current.getInterfaces()) {
+                Method declared = declaringResourceMethod(contract, method);
+                if (declared != null) {
+                    return declared;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean declaresDesignator(Class<?> type, Method method) {
+        try {
+            Method declared = type.getDeclaredMethod(method.getName(), method.getParameterTypes());
+            for (Annotation annotation : declared.getAnnotations()) {
+                if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.idempotency.invocation;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.internal.Messages;
+
+/**
+ * Takes the idempotency key of a non-HTTP invocation from its {@link IdempotencyKey} parameters.
+ * Property paths are resolved once, at deployment, into method handles; a call only follows
+ * them. A {@code jakarta.jms.Message} parameter also offers its string properties by name
+ * ({@code @IdempotencyKey("orderId")} reads {@code getStringProperty("orderId")}), besides its
+ * headers ({@code "JMSMessageID"}, {@code "JMSCorrelationID"}).
+ */
+public final class KeyExtractor {
+
+    private static final String JMS_MESSAGE = "jakarta.jms.Message";
+
+    /** One marked parameter: where it is, how to read it, and how to name it in messages. */
+    private record Part(int index, String label, List<MethodHandle> steps) {
+    }
+
+    private final String where;
+    private final List<Part> parts;
+    private final int maxLength;
+
+    private KeyExtractor(String where, List<Part> parts, int maxLength) {
+        this.where = where;
+        this.parts = parts;
+        this.maxLength = maxLength;
+    }
+
+    /**
+     * @param method a method
+     * @return whether any of its parameters is marked {@link IdempotencyKey}
+     */
+    public static boolean hasKeyParameters(Method method) {
+        for (Parameter parameter : method.getParameters()) {
+            if (parameter.isAnnotationPresent(IdempotencyKey.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param beanClass the bean class, for messages
+     * @param method a method with {@link IdempotencyKey} parameters
+     * @param maxLength the longest key part allowed
+     * @return the extractor
+     * @throws IdempotencyDefinitionException when a property path cannot be followed
+     */
+    public static KeyExtractor of(Class<?> beanClass, Method method, int maxLength) {
+        String where = Messages.where(beanClass, method);
+        List<Part> parts = new ArrayList<>();
+        Parameter[] parameters = method.getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            IdempotencyKey marker = parameters[i].getAnnotation(IdempotencyKey.class);
+            if (marker == null) {
+                continue;
+            }
+            String path = marker.value().trim();
+            String label = "parameter " + i + (path.isEmpty() ? "" : " path '" + path + "'");
+            parts.add(new Part(i, label, path.isEmpty() ? List.of() : steps(where, i, parameters[i].getType(), path)));
+        }
+        return new KeyExtractor(where, List.copyOf(parts), maxLength);
+    }
+
+    /**
+     * @return the indices of the parameters that are a key part themselves; a parameter whose
+     *     property is the key (a message whose {@code orderNo} is) still has a payload to fingerprint
+     */
+    public Set<Integer> wholeKeyParameterIndices() {
+        Set<Integer> indices = new java.util.HashSet<>();
+        parts.stream().filter(part -> part.steps().isEmpty()).forEach(part -> indices.add(part.index()));
+        return Set.copyOf(indices);
+    }
+
+    /**
+     * @param arguments the invocation's arguments
+     * @return the raw key: the parts, validated, joined by a line feed (which no part can hold)
+     * @throws InvalidIdempotencyKeyException when a part is null, empty, too long or not printable ASCII
+     */
+    public String extract(Object[] arguments) {
+        StringBuilder key = new StringBuilder();
+        for (Part part : parts) {
+            String value = read(part, arguments[part.index()]);
+            if (key.length() > 0) {
+                key.append('\n');
+            }
+            key.append(value);
+        }
+        return key.toString();
+    }
+
+    private String read(Part part, Object argument) {
+        Object value = argument;
+        try {
+            for (MethodHandle step : part.steps()) {
+                if (value == null) {
+                    break;
+                }
+                value = step.invoke(value);
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new InvalidIdempotencyKeyException(Messages.keyUnreadable(where, part.label()) + ": " + e);
+        }
+        if (value == null) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is null"));
+        }
+        String text = value.toString();
+        if (text.isEmpty()) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is empty"));
+        }
+        if (text.length() > maxLength) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
+                    "has " + text.length() + " characters; at most " + maxLength + " are allowed"));
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c > 0x7E) {
+                throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
+                        "is not printable US-ASCII"));
+            }
+        }
+        return text;
+    }
+
+    private static List<MethodHandle> steps(String where, int index, Class<?> type, String path) {
+        List<MethodHandle> steps = new ArrayList<>();
+        Class<?> current = type;
+        for (String name : path.split("\\.", -1)) {
+            MethodHandle step = name.isEmpty() ? null : step(current, name);
+            if (step == null) {
+                throw new IdempotencyDefinitionException(Messages.unknownKeyProperty(where, index, path, name, current.getName()));
+            }
+            steps.add(step);
+            current = step.type().returnType();
+        }
+        return List.copyOf(steps);
+    }
+
+    private static MethodHandle step(Class<?> type, String name) {
+        String capitalized = name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
+        for (String candidate : new String[] {"get" + capitalized, "is" + capitalized, name}) {
+            Method getter = publicNoArgMethod(type, candidate);
+            if (getter != null && (!candidate.equals(name) || isRecordComponent(type, name))) {
+                return handle(getter);
+            }
+        }
+        try {
+            Field field = type.getField(name);
+            if (!Modifier.isStatic(field.getModifiers())) {
+                field.trySetAccessible();
+                return MethodHandles.lookup().unreflectGetter(field).asType(MethodType.methodType(field.getType(), Object.class));
+            }
+        } catch (NoSuchFieldException | IllegalAccessException e) {
+            // not a field either
+        }
+        if (isJmsMessage(type)) {
+            Method property = publicMethod(type, "getStringProperty", String.class);
+            if (property != null) {
+                return MethodHandles.insertArguments(handle(property), 1, name);
+            }
+        }
+        return null;
+    }
+
+    private static Method publicNoArgMethod(Class<?> type, String name) {
+        Method method = publicMethod(type, name);
+        return method != null && method.getReturnType() != void.class && !Modifier.isStatic(method.getModifiers()) ? method : null;
+    }
+
+    private static Method publicMethod(Class<?> type, String name, Class<?>... parameterTypes) {
+        try {
+            return type.getMethod(name, parameterTypes);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    private static boolean isRecordComponent(Class<?> type, String name) {
+        if (!type.isRecord()) {
+            return false;
+        }
+        for (RecordComponent component : type.getRecordComponents()) {
+            if (component.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isJmsMessage(Class<?> type) {
+        if (type.getName().equals(JMS_MESSAGE)) {
+            return true;
+        }
+        for (Class<?> contract : type.getInterfaces()) {
+            if (isJmsMessage(contract)) {
+                return true;
+            }
+        }
+        return type.getSuperclass() != null && isJmsMessage(type.getSuperclass());
+    }
+
+    private static MethodHandle handle(Method method) {
+        try {
+            method.trySetAccessible();
+            MethodHandle handle = MethodHandles.lookup().unreflect(method);
+            return handle.asType(handle.type().changeParameterType(0, Object.class));
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(method + " is not accessible", e);
+        }
+    }
+}

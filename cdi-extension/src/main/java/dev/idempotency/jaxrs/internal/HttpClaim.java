@@ -1,0 +1,78 @@
+package dev.idempotency.jaxrs.internal;
+
+import java.lang.reflect.Method;
+
+import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.spi.IdempotencyStore;
+
+/**
+ * A claim acquired for one HTTP request. Ended by the response filter, the writer interceptor,
+ * the CDI interceptor on an exception, or the end of the request, whichever comes first.
+ */
+public final class HttpClaim extends OwnedClaim {
+
+    private final Method resourceMethod;
+    private final boolean asyncEndpoint;
+    private volatile int status;
+    private volatile boolean entered;
+
+    /**
+     * @param store where the claim lives
+     * @param policy the endpoint's policy
+     * @param resourceMethod the resource method that runs under the claim
+     * @param asyncEndpoint whether the method answers asynchronously
+     * @param key the scoped key
+     * @param owner the owner token
+     * @param events where the completion and the release are reported
+     */
+    public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
+            String key, String owner, OutcomeEvents events) {
+        super(store, policy, key, owner, events, true);
+        this.resourceMethod = resourceMethod;
+        this.asyncEndpoint = asyncEndpoint;
+    }
+
+    /** @return the resource method that runs under this claim */
+    public Method resourceMethod() {
+        return resourceMethod;
+    }
+
+    /** @return whether the endpoint answers asynchronously (the request outlives the method call) */
+    public boolean asyncEndpoint() {
+        return asyncEndpoint;
+    }
+
+    /** Notes that the resource method was entered (its parameters were read and it began). */
+    public void markEntered() {
+        entered = true;
+    }
+
+    /** @return whether the resource method was entered */
+    public boolean entered() {
+        return entered;
+    }
+
+    /**
+     * @param result what the resource method returned
+     * @return whether that answer releases the claim: a 5xx {@link Response} on an endpoint that
+     *     does not pin server errors says "this failed, run it again", so the work is not marked
+     *     executed even if its transaction commits
+     */
+    public boolean releasedBy(Object result) {
+        return result instanceof Response response && response.getStatus() >= 500 && !policy().pinServerErrors();
+    }
+
+    /** @return the response status noted by the response filter */
+    public int status() {
+        return status;
+    }
+
+    /** @param status the response status, noted until the body has been written */
+    public void status(int status) {
+        this.status = status;
+    }
+}

@@ -1,0 +1,13 @@
+package dev.idempotency.jaxrs.internal;
+
+import dev.idempotency.config.IdempotencyPolicy;
+
+/**
+ * An {@code @Idempotent} JAX-RS resource method as HTTP clients see it.
+ *
+ * @param httpMethod {@code POST}, {@code PUT}, ...
+ * @param pathTemplate its path relative to the JAX-RS application, e.g. {@code /payments/{id}}
+ * @param policy its policy
+ */
+public record HttpOperation(String httpMethod, String pathTemplate, IdempotencyPolicy policy) {
+}

@@ -1,0 +1,127 @@
+package dev.idempotency.jaxrs.internal;
+
+import java.util.List;
+
+/**
+ * Reads an {@code Idempotency-Key} header: an RFC 8941 sf-string ({@code "abc"}) or a bare key.
+ * Keys are 1 to {@code maxLength} characters of printable US-ASCII. A bare key cannot hold a
+ * space, a double quote, a backslash or a comma: a comma is how proxies join repeated headers,
+ * so a joined value must not pass for one key. Error texts never echo the key.
+ */
+public final class IdempotencyKeyParser {
+
+    private final int maxLength;
+
+    /**
+     * @param maxLength the longest key allowed, in characters
+     */
+    public IdempotencyKeyParser(int maxLength) {
+        this.maxLength = maxLength;
+    }
+
+    /** The outcome of parsing: a key or the reason it was refused. */
+    public record Result(String key, String error) {
+        static Result ok(String key) {
+            return new Result(key, null);
+        }
+
+        static Result refused(String error) {
+            return new Result(null, error);
+        }
+
+        /** @return whether the header held exactly one valid key */
+        public boolean valid() {
+            return key != null;
+        }
+    }
+
+    /**
+     * @param values every value of the header in the request (non-empty)
+     * @return the key, or why it was refused
+     */
+    public Result parse(List<String> values) {
+        if (values.size() > 1) {
+            return Result.refused("the request has " + values.size() + " Idempotency-Key headers; send exactly one");
+        }
+        return parse(values.get(0));
+    }
+
+    /**
+     * @param raw one header value
+     * @return the key, or why it was refused
+     */
+    public Result parse(String raw) {
+        String value = raw == null ? "" : trimOws(raw);
+        if (value.isEmpty()) {
+            return Result.refused("the Idempotency-Key header is empty");
+        }
+        return value.charAt(0) == '"' ? parseSfString(value) : parseBare(value);
+    }
+
+    private Result parseSfString(String value) {
+        StringBuilder key = new StringBuilder(value.length());
+        int i = 1;
+        while (i < value.length()) {
+            char c = value.charAt(i);
+            if (c == '\\') {
+                if (i + 1 >= value.length() || (value.charAt(i + 1) != '"' && value.charAt(i + 1) != '\\')) {
+                    return Result.refused("the quoted Idempotency-Key has an invalid escape; only \\\" and \\\\ are allowed");
+                }
+                key.append(value.charAt(i + 1));
+                i += 2;
+                continue;
+            }
+            if (c == '"') {
+                if (i != value.length() - 1) {
+                    return Result.refused("the quoted Idempotency-Key has characters after its closing quote");
+                }
+                return checked(key.toString());
+            }
+            if (c < 0x20 || c > 0x7E) {
+                return Result.refused("the Idempotency-Key must be printable US-ASCII");
+            }
+            key.append(c);
+            i++;
+        }
+        return Result.refused("the quoted Idempotency-Key has no closing quote");
+    }
+
+    private Result parseBare(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x21 || c > 0x7E) {
+                return Result.refused(c == ' ' || c == '\t'
+                        ? "the Idempotency-Key has whitespace; quote it as an sf-string to send spaces"
+                        : "the Idempotency-Key must be printable US-ASCII");
+            }
+            if (c == '"' || c == '\\' || c == ',') {
+                return Result.refused("the bare Idempotency-Key has '" + c
+                        + "'; send one key, quoted as an sf-string if it needs that character");
+            }
+        }
+        return checked(value);
+    }
+
+    private Result checked(String key) {
+        if (key.isEmpty()) {
+            return Result.refused("the Idempotency-Key is empty");
+        }
+        if (key.length() > maxLength) {
+            return Result.refused("the Idempotency-Key has " + key.length() + " characters; at most " + maxLength
+                    + " are allowed");
+        }
+        return Result.ok(key);
+    }
+
+    private static String trimOws(String s) {
+        int start = 0;
+        int end = s.length();
+        while (start < end && (s.charAt(start) == ' ' || s.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (s.charAt(end - 1) == ' ' || s.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        return s.substring(start, end);
+    }
+}

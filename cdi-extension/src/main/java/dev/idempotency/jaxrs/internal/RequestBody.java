@@ -1,0 +1,97 @@
+package dev.idempotency.jaxrs.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * A request body read whole, up to a limit, so that it can be fingerprinted and then handed to
+ * the resource method intact.
+ */
+public final class RequestBody {
+
+    private final byte[] bytes;
+    private final int length;
+
+    private RequestBody(byte[] bytes, int length) {
+        this.bytes = bytes;
+        this.length = length;
+    }
+
+    /** Thrown when the body is larger than the limit. */
+    public static final class TooLargeException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        TooLargeException() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Reads a Content-Length header as a long: JAX-RS's {@code getLength()} is an int and fails
+     * on a declared length over 2 GiB, which must get a 413 like any body over the limit.
+     *
+     * @param header the header's value, or null
+     * @return the declared length; {@link Long#MAX_VALUE} for digits beyond a long; -1 when
+     *     absent or not a number (the HTTP server refuses those first)
+     */
+    public static long declaredLength(String header) {
+        String digits = header == null ? "" : header.trim();
+        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException beyondLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * @param in the entity stream (may be {@code null} for none)
+     * @param declaredLength the Content-Length, or -1
+     * @param limit the largest body accepted
+     * @return the whole body
+     * @throws TooLargeException when the body (declared or actual) exceeds the limit
+     * @throws IOException when reading fails
+     */
+    public static RequestBody read(InputStream in, long declaredLength, int limit) throws IOException, TooLargeException {
+        if (declaredLength > limit) {
+            throw new TooLargeException();
+        }
+        if (in == null) {
+            return new RequestBody(new byte[0], 0);
+        }
+        // Never trust a declared length for the first allocation; declared + 1 reads EOF without a copy.
+        long first = declaredLength >= 0 ? declaredLength + 1 : 8192;
+        byte[] buffer = new byte[(int) Math.min(Math.min(first, 64 * 1024), (long) limit + 1)];
+        int length = 0;
+        while (true) {
+            if (length == buffer.length) {
+                if (length > limit) {
+                    throw new TooLargeException();
+                }
+                buffer = Arrays.copyOf(buffer, (int) Math.min((long) buffer.length * 2, (long) limit + 1));
+            }
+            int n = in.read(buffer, length, buffer.length - length);
+            if (n < 0) {
+                break;
+            }
+            length += n;
+        }
+        if (length > limit) {
+            throw new TooLargeException();
+        }
+        return new RequestBody(buffer, length);
+    }
+
+    /** @return the backing array; only the first {@link #length()} bytes are the body */
+    public byte[] bytes() {
+        return bytes;
+    }
+
+    /** @return the body length */
+    public int length() {
+        return length;
+    }
+}

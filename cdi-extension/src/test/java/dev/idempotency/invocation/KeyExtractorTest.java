@@ -1,0 +1,135 @@
+package dev.idempotency.invocation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.UUID;
+
+import jakarta.jms.Message;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.InvalidIdempotencyKeyException;
+
+class KeyExtractorTest {
+
+    public record Customer(String id) {
+    }
+
+    public static class Order {
+        public String region = "eu";
+        private final String orderNo;
+        private final Customer customer;
+        private final boolean express;
+
+        public Order(String orderNo, Customer customer, boolean express) {
+            this.orderNo = orderNo;
+            this.customer = customer;
+            this.express = express;
+        }
+
+        public String getOrderNo() {
+            return orderNo;
+        }
+
+        public Customer getCustomer() {
+            return customer;
+        }
+
+        public boolean isExpress() {
+            return express;
+        }
+    }
+
+    static class Consumers {
+        public void plain(@IdempotencyKey String key, String other) {
+        }
+
+        public void uuid(@IdempotencyKey UUID key) {
+        }
+
+        public void order(@IdempotencyKey("orderNo") Order order) {
+        }
+
+        public void nested(@IdempotencyKey("customer.id") Order order, @IdempotencyKey("region") Order same) {
+        }
+
+        public void flag(@IdempotencyKey("express") Order order) {
+        }
+
+        public void unknown(@IdempotencyKey("customer.name") Order order) {
+        }
+
+        public void message(@IdempotencyKey("JMSMessageID") Message message, @IdempotencyKey("orderId") Message same) {
+        }
+    }
+
+    private static KeyExtractor extractor(String name) {
+        for (Method method : Consumers.class.getMethods()) {
+            if (method.getName().equals(name)) {
+                return KeyExtractor.of(Consumers.class, method, 255);
+            }
+        }
+        throw new IllegalArgumentException(name);
+    }
+
+    private final Order order = new Order("o-42", new Customer("c-7"), true);
+
+    @Test
+    void aParameterItselfIsTheKey() {
+        assertThat(extractor("plain").extract(new Object[] {"k-1", "other"})).isEqualTo("k-1");
+        assertThat(extractor("plain").wholeKeyParameterIndices()).containsExactly(0);
+        assertThat(extractor("order").wholeKeyParameterIndices()).as("a message keyed by a property is payload too")
+                .isEmpty();
+        UUID id = UUID.randomUUID();
+        assertThat(extractor("uuid").extract(new Object[] {id})).isEqualTo(id.toString());
+    }
+
+    @Test
+    void propertyPathsFollowGettersRecordComponentsAndFields() {
+        assertThat(extractor("order").extract(new Object[] {order})).isEqualTo("o-42");
+        assertThat(extractor("flag").extract(new Object[] {order})).isEqualTo("true");
+        assertThat(extractor("nested").extract(new Object[] {order, order})).as("parts joined in parameter order")
+                .isEqualTo("c-7\neu");
+    }
+
+    @Test
+    void anUnknownPropertyFailsTheDeployment() {
+        assertThatThrownBy(() -> extractor("unknown"))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageStartingWith("IDEMP0110: bean " + Consumers.class.getName() + ", method unknown: "
+                        + "@IdempotencyKey(\"customer.name\") on parameter 0: 'name' is not a property of "
+                        + Customer.class.getName());
+    }
+
+    @Test
+    void badKeyValuesAreRefusedWithoutEchoingThem() {
+        KeyExtractor plain = extractor("plain");
+        assertThatThrownBy(() -> plain.extract(new Object[] {null, "x"})).isInstanceOf(InvalidIdempotencyKeyException.class)
+                .hasMessageContaining("IDEMP0303").hasMessageContaining("parameter 0 is null");
+        assertThatThrownBy(() -> plain.extract(new Object[] {"", "x"})).hasMessageContaining("is empty");
+        assertThatThrownBy(() -> plain.extract(new Object[] {"k".repeat(256), "x"})).hasMessageContaining("256 characters");
+        assertThatThrownBy(() -> plain.extract(new Object[] {"caf\u00e9", "x"})).hasMessageContaining("printable US-ASCII")
+                .hasMessageNotContaining("caf");
+        assertThatThrownBy(() -> extractor("order").extract(new Object[] {new Order(null, null, false)}))
+                .hasMessageContaining("parameter 0 path 'orderNo' is null");
+        assertThatThrownBy(() -> extractor("nested").extract(new Object[] {new Order("o", null, false), order}))
+                .as("a null along the path").hasMessageContaining("path 'customer.id' is null");
+    }
+
+    @Test
+    void aJmsMessageOffersItsHeadersAndStringProperties() {
+        Message message = (Message) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Message.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getJMSMessageID" -> "ID:42";
+                    case "getStringProperty" -> "order-" + args[0];
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+
+        assertThat(extractor("message").extract(new Object[] {message, message})).isEqualTo("ID:42\norder-orderId");
+    }
+}
