@@ -8,7 +8,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
 
 import dev.idempotency.internal.Messages;
-import dev.idempotency.jaxrs.internal.HttpClaim;
+import dev.idempotency.claim.HttpClaim;
 
 /**
  * The claim the JAX-RS filter acquired for the current request, handed to the interceptor on the

@@ -29,7 +29,6 @@ import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.BeanMethod;
 import dev.idempotency.config.ContainerSubclasses;
-import dev.idempotency.config.EndpointNames;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;

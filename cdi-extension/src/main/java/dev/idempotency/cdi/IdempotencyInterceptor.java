@@ -10,7 +10,7 @@ import jakarta.interceptor.InvocationContext;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.invocation.MethodPlan;
-import dev.idempotency.jaxrs.internal.HttpClaim;
+import dev.idempotency.claim.HttpClaim;
 
 /**
  * The {@code @Idempotent} interceptor. Its priority comes from

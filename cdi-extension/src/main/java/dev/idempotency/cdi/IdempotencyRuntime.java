@@ -13,7 +13,7 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.ResourceMethods;
 import dev.idempotency.internal.Lazy;
-import dev.idempotency.jaxrs.internal.HttpOperation;
+import dev.idempotency.config.HttpOperation;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.ReplayCache;

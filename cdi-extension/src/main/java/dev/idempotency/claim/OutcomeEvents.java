@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.ThrottledLog;

@@ -23,7 +23,7 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.ThrottledLog;
-import dev.idempotency.jaxrs.internal.HttpClaim;
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.jaxrs.internal.IdempotencyKeyParser;
 import dev.idempotency.jaxrs.internal.RequestBody;
 import dev.idempotency.jaxrs.internal.RequestFingerprint;

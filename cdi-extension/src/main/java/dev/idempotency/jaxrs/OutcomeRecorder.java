@@ -13,7 +13,7 @@ import jakarta.ws.rs.ext.WriterInterceptorContext;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.jaxrs.internal.CapturingOutputStream;
-import dev.idempotency.jaxrs.internal.HttpClaim;
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.spi.StoredOutcome;
 
 /**

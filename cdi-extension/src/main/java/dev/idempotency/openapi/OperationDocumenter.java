@@ -22,7 +22,7 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.jaxrs.IdempotencyProblem;
-import dev.idempotency.jaxrs.internal.HttpOperation;
+import dev.idempotency.config.HttpOperation;
 
 /**
  * Adds the idempotency contract to the operations of an OpenAPI document that are

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
+
 import dev.idempotency.jaxrs.internal.CapturingOutputStream;
 import dev.idempotency.jaxrs.internal.RequestBody;
 

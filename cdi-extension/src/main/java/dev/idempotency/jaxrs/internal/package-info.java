@@ -1,4 +1,5 @@
 /**
- * The HTTP side's bytes: the Idempotency-Key parser, the buffered request body, the fingerprint, the captured response body, the claim of one request. Implementation; not an API.
+ * The HTTP side's bytes: the Idempotency-Key parser, the buffered request body, the fingerprint
+ * and the captured response body. Implementation; not an API.
  */
 package dev.idempotency.jaxrs.internal;

@@ -1,6 +1,5 @@
-package dev.idempotency.jaxrs.internal;
+package dev.idempotency.config;
 
-import dev.idempotency.config.IdempotencyPolicy;
 
 /**
  * An {@code @Idempotent} JAX-RS resource method as HTTP clients see it.

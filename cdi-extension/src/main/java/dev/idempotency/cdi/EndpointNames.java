@@ -1,10 +1,13 @@
-package dev.idempotency.config;
+package dev.idempotency.cdi;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+
+import dev.idempotency.config.BeanMethod;
+import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.invocation.MethodPlan;
 
@@ -13,7 +16,7 @@ import dev.idempotency.invocation.MethodPlan;
  * unless each says {@code sharedName}. (Derived identities never meet: they hold the bean class,
  * the method and its parameter types.)
  */
-public final class EndpointNames {
+final class EndpointNames {
 
     private EndpointNames() {
     }
@@ -23,7 +26,7 @@ public final class EndpointNames {
      * @param plans the non-HTTP methods' plans
      * @return one coded message per name shared without {@code sharedName} on each of its methods
      */
-    public static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
+    static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
             Map<BeanMethod, Optional<MethodPlan>> plans) {
         Map<String, List<BeanMethod>> byName = new TreeMap<>();
         Map<BeanMethod, IdempotencyPolicy> all = new java.util.HashMap<>(policies);

@@ -1,11 +1,9 @@
-package dev.idempotency.jaxrs.internal;
+package dev.idempotency.claim;
 
 import java.lang.reflect.Method;
 
 import jakarta.ws.rs.core.Response;
 
-import dev.idempotency.claim.OutcomeEvents;
-import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.spi.IdempotencyStore;
 
