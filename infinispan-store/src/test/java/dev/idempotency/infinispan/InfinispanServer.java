@@ -205,22 +205,30 @@ public final class InfinispanServer implements AutoCloseable {
      * @throws Exception when it does not happen in time
      */
     public void awaitMembers(int members, Duration timeout) throws Exception {
+        awaitHealth(timeout, "\"number_of_nodes\":" + members, "\"health_status\":\"HEALTHY\"");
+    }
+
+    /**
+     * Waits until this node's cache-manager health ({@link #health()}, spaces left out) contains
+     * every one of the given fragments.
+     *
+     * @param timeout the longest wait
+     * @param expected JSON fragments, e.g. {@code "number_of_nodes":1}
+     * @throws Exception when it does not happen in time
+     */
+    public void awaitHealth(Duration timeout, String... expected) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        URL health = new URL("http://127.0.0.1:" + port + "/rest/v2/container/health");
-        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes());
-        String body = "";
+        String health = "";
         while (System.nanoTime() < deadline) {
-            HttpURLConnection connection = (HttpURLConnection) health.openConnection();
-            connection.setRequestProperty("Authorization", auth);
-            if (connection.getResponseCode() == 200) {
-                body = new String(connection.getInputStream().readAllBytes()).replace(" ", "");
-                if (body.contains("\"number_of_nodes\":" + members) && body.contains("\"health_status\":\"HEALTHY\"")) {
-                    return;
-                }
+            String answer = health();
+            health = answer.replace(" ", "");
+            if (answer.startsWith("200 ") && java.util.Arrays.stream(expected).allMatch(health::contains)) {
+                return;
             }
             Thread.sleep(250);
         }
-        throw new AssertionError("the cluster did not reach " + members + " healthy members within " + timeout + ": " + body);
+        throw new AssertionError("the health of " + identity[0] + " did not show " + String.join(" and ", expected)
+                + " within " + timeout + ": " + health);
     }
 
     private void awaitHealthy(Duration timeout) throws IOException, InterruptedException {

@@ -125,7 +125,7 @@ class PartitionTest {
             Set<String> completedBeforeSplit = Set.copyOf(completed.keySet());
             phase.set(Phase.SPLITTING);
             node1.isolate();
-            awaitHealth(node1, "\"number_of_nodes\":1", Duration.ofSeconds(30));
+            node1.awaitHealth(Duration.ofSeconds(30), "\"number_of_nodes\":1");
             node2.awaitMembers(2, Duration.ofSeconds(60));
             phase.set(Phase.SPLIT);
             int released = 0;
@@ -328,19 +328,6 @@ class PartitionTest {
     private static InfinispanIdempotencyStore store(RemoteCacheManager client) {
         return new InfinispanIdempotencyStore(new InfinispanConnection(client, InfinispanSettings.load(
                 key -> key.equals("idempotency.infinispan.cache") ? Optional.of(CACHE) : Optional.empty())));
-    }
-
-    private static void awaitHealth(InfinispanServer node, String expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String health = "";
-        while (System.nanoTime() < deadline) {
-            health = node.health().replace(" ", "");
-            if (health.contains(expected)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no " + expected + " within " + timeout + ": " + health);
     }
 
     private static void pause(long millis) {

@@ -30,7 +30,7 @@ import dev.idempotency.spi.support.ConfigLookup;
  * the store's own unit {@code idempotency} when there is no producer. A bound at or above that
  * size fails the deployment ({@code IDEMP0512}, {@link PoolSizeCheck}). Not checked: a producer
  * method or a field without a unit name (the unit is not known before it runs), and a pool the
- * server defines (an admin console, {@code standalone.xml}, {@code server.xml}): size those as the
+ * server defines (an admin console, {@code standalone.xml}, {@code server.xml}): size those as
  * docs/stores/jpa.md says.
  */
 public class DeclaredDataSources implements Extension {
