@@ -9,6 +9,7 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.ResourceMethods;
@@ -39,6 +40,7 @@ public class IdempotencyRuntime {
     BeanManager beanManager;
 
     private final TransactionGuard transactions = new TransactionGuard();
+    private final TransactionBinding transactionBinding = new TransactionBinding(transactions);
     private final Lazy<ReplayCache> replayCache = new Lazy<>(() -> store.keepsRecordsInThisJvm() ? ReplayCache.off()
             : new ReplayCache(settings().replayCacheMaxBytes(), settings().replayCacheTtl(), System::nanoTime));
     private final Lazy<OutcomeEvents> outcomeEvents = new Lazy<>(
@@ -54,6 +56,11 @@ public class IdempotencyRuntime {
     /** @return the guard that ties claims to the caller's JTA transaction */
     public TransactionGuard transactions() {
         return transactions;
+    }
+
+    /** @return the rules that tie a claim to the caller's transaction */
+    public TransactionBinding transactionBinding() {
+        return transactionBinding;
     }
 
     /**

@@ -18,13 +18,14 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.UnknownIdempotencyTokenException;
+import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.OutcomeEvents;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopedKey;
 import dev.idempotency.claim.StageInTransaction;
+import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.invocation.MethodPlan;
 import dev.idempotency.invocation.ResultCodec;
 import dev.idempotency.invocation.ResultShape;
@@ -33,7 +34,6 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
-import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.tokens.TokenRegistry;
 
 /**
@@ -45,8 +45,6 @@ import dev.idempotency.tokens.TokenRegistry;
 public class MethodInvocations {
 
     private static final Logger LOG = Logger.getLogger(MethodInvocations.class.getName());
-    /** A store that is down or full fails every claim: one record per 10 s, not one per request. */
-    private static final ThrottledLog CLAIM_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
     private static final Map<String, List<String>> JSON = Map.of("Content-Type", List.of("application/json"));
 
     @Inject
@@ -58,12 +56,14 @@ public class MethodInvocations {
     private final ResultCodec codec = new ResultCodec();
     private OutcomeEvents events;
     private TokenRegistry tokens;
+    private TransactionBinding binding;
 
     @jakarta.annotation.PostConstruct
     void resolveOnce() {
         // once, when the first call creates this bean (after the deployment): not per call
         events = runtime.outcomeEvents();
         tokens = runtime.tokens();
+        binding = runtime.transactionBinding();
     }
 
     @PreDestroy
@@ -81,7 +81,7 @@ public class MethodInvocations {
         Object[] arguments = context.getParameters();
         String rawKey = plan.keys().extract(arguments);
         String fingerprint = plan.fingerprint(codec, arguments);
-        Principal caller = caller();
+        Principal caller = currentCaller.get();
         String key = ScopedKey.of(plan.policy(), caller, rawKey);
         ClaimResult claim;
         try {
@@ -89,7 +89,7 @@ public class MethodInvocations {
         } catch (RuntimeException e) {
             events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             if (plan.policy().failOpen()) {
-                CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(plan.policy().endpoint(), true), e);
+                ClaimFailures.log(plan.policy(), true, e);
                 return context.proceed();
             }
             throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
@@ -106,15 +106,7 @@ public class MethodInvocations {
         }
         OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
-        Object result;
-        try {
-            result = context.proceed();
-        } catch (Exception | Error e) {
-            if (!owned.releaseAfterFailure(runtime.transactions())) {
-                throw owned.takenOver(e);
-            }
-            throw e;
-        }
+        Object result = binding.run(owned, context::proceed);
         return switch (plan.result().kind()) {
             case VOID -> {
                 completeOnCommit(owned, StoredOutcome.of(204, Map.of(), new byte[0]));
@@ -135,19 +127,15 @@ public class MethodInvocations {
      * @return {@code null} to run; else why not
      */
     private IdempotencyException refusalOfToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
-        boolean issued;
         try {
-            issued = tokens.isIssued(caller, token);
+            if (tokens.admit(caller, token, () -> OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner))) {
+                return null;
+            }
         } catch (RuntimeException e) {
-            OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
             events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             return new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
         }
-        if (!issued) {
-            OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
-            return new UnknownIdempotencyTokenException(Messages.unknownToken(plan.where()));
-        }
-        return null;
+        return new UnknownIdempotencyTokenException(Messages.unknownToken(plan.where()));
     }
 
     /** Refuses a call the way its return type allows: a failed stage for a stage, else thrown. */
@@ -159,25 +147,12 @@ public class MethodInvocations {
     }
 
     /**
-     * Completes now, or, inside a JTA transaction, once it committed (released if it rolls back).
-     * Inside an active transaction the work is first marked executed in it, so that a node
-     * stopping between the commit and the completion never lets a duplicate run it again.
+     * Completes now, or, inside a JTA transaction, once it committed (released if it rolls back;
+     * marked executed in it first: see {@link TransactionBinding#bind}).
      */
     private void completeOnCommit(OwnedClaim owned, StoredOutcome outcome) {
-        boolean markable = runtime.transactions().active();
-        boolean deferred = runtime.transactions().whenTransactionEnds(committed -> {
-            if (committed) {
-                owned.complete(outcome);
-            } else {
-                owned.releaseAfterRollback();
-            }
-        });
-        if (!deferred) {
+        if (!binding.bind(owned, true, () -> owned.complete(outcome))) {
             owned.complete(outcome);
-        } else if (markable && !owned.markExecuted()) {
-            // Another caller took the key over after our lease ran out: this transaction must not commit.
-            runtime.transactions().setRollbackOnly();
-            throw owned.takenOver();
         }
     }
 
@@ -195,8 +170,7 @@ public class MethodInvocations {
             completeOnCommit(owned, outcome(owned, plan, null));
             return null;
         }
-        TransactionGuard transactions = runtime.transactions();
-        boolean active = transactions.active();
+        boolean active = binding.transactions().active();
         CompletableFuture<?> done = doneNow(stage);
         if (done != null && active) {
             if (!done.isCompletedExceptionally()) {
@@ -205,16 +179,16 @@ public class MethodInvocations {
                 } catch (IdempotencyConflictException lost) {
                     return CompletableFuture.failedFuture(lost);
                 }
-            } else if (!owned.releaseAfterFailure(transactions)) {
+            } else if (!binding.releaseAfterFailure(owned)) {
                 return CompletableFuture.failedFuture(owned.takenOver());
             }
             return stage;
         }
         StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value));
-        ending.awaitTransaction(transactions.whenTransactionEnds(ending::transactionEnded));
+        ending.awaitTransaction(binding.transactions().whenTransactionEnds(ending::transactionEnded));
         // What the transaction commits is the work's first part: marked executed with it (fenced,
         // as a failure's), so that a stage failing after the commit never lets a retry redo it.
-        if (active && !owned.markExecutedWithCommit(transactions)) {
+        if (active && !binding.markExecutedWithCommit(owned)) {
             return CompletableFuture.failedFuture(owned.takenOver());
         }
         // The caller gets a stage that completes only after the outcome is stored or released
@@ -263,9 +237,5 @@ public class MethodInvocations {
             case STAGE -> CompletableFuture.completedFuture(result.valueType() == Void.class ? null
                     : codec.read(record.outcome().body(), result.valueType()));
         };
-    }
-
-    private Principal caller() {
-        return currentCaller.get();
     }
 }

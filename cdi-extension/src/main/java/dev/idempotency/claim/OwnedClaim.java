@@ -10,7 +10,6 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
-import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * An acquired claim, ended exactly once: completed with the outcome, or released so that a retry
@@ -162,78 +161,9 @@ public class OwnedClaim {
         return true;
     }
 
-    /**
-     * Ends the claim of a method that threw. Without a transaction it is released at once. In a
-     * transaction, nothing is decided until it ends (a store's transaction of its own must not
-     * begin inside the caller's: on Payara, a {@code REQUIRES_NEW} begun while the caller's
-     * transaction holds flushed writes on a non-XA pool enlists that connection and commits the
-     * caller's writes): a rollback releases the key; a commit despite the exception (a checked
-     * exception under {@code @Transactional}, {@code dontRollbackOn}) means the method's writes
-     * are in, so the work never runs again. For that, the work is marked executed inside the
-     * transaction now, as on success: the mark commits (or rolls back) with the writes, and an
-     * owner whose key was taken over meanwhile finds out before its writes can commit. After the
-     * commit the claim stays open, executed: an HTTP answer made of the exception (a mapper's
-     * {@code 4xx}) is then stored for the retries; else the record reports the outcome lost. When
-     * the mark is refused (taken over) or the store fails, the transaction is marked rollback-only.
-     *
-     * @param transactions the caller's transaction, if any
-     * @return {@code false} if the key was taken over while the method ran: its transaction must
-     *     not commit (it is marked rollback-only), and the caller should say so
-     */
-    public boolean releaseAfterFailure(TransactionGuard transactions) {
-        boolean markable = transactions.active();
-        boolean deferred = transactions.whenTransactionEnds(committed -> {
-            if (!committed) {
-                releaseAfterRollback();
-            }
-        });
-        if (!deferred) {
-            release();
-            return true;
-        }
-        // rollback-only already (not markable): it ends with the rollback
-        return !markable || markExecutedWithCommit(transactions);
-    }
-
-    /**
-     * Marks the work executed as part of the caller's active transaction, for a method whose
-     * outcome is not known yet (a failure its transaction may commit despite, a stage still
-     * running): at once where the store joins the transaction (the mark rolls back with it), else
-     * just before the transaction commits, so that a rollback leaves no mark behind. A mark refused
-     * (the key was taken over) or failed makes the transaction roll back.
-     *
-     * @param transactions the caller's active transaction
-     * @return {@code false} if the key was found taken over at once: the transaction is marked
-     *     rollback-only, and the caller should say so
-     */
-    public boolean markExecutedWithCommit(TransactionGuard transactions) {
-        if (!store.joinsCallerTransaction()) {
-            transactions.beforeCommit(this::markQuietly);
-            return true;
-        }
-        try {
-            if (markExecuted()) {
-                return true;
-            }
-            transactions.setRollbackOnly();
-            return false;
-        } catch (RuntimeException e) {
-            // Not fenced: committing the writes could let a retry run them twice.
-            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
-            transactions.setRollbackOnly();
-            return true;
-        }
-    }
-
-    /** @return whether the work is marked executed; a store failure is logged and counts as not */
-    private boolean markQuietly() {
-        try {
-            return markExecuted();
-        } catch (RuntimeException e) {
-            // Not fenced: committing the writes could let a retry run them twice.
-            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
-            return false;
-        }
+    /** @return whether the store joins the caller's transaction (a mark then rolls back with it) */
+    boolean storeJoinsCallerTransaction() {
+        return store.joinsCallerTransaction();
     }
 
     /** @return whether the store marked the work executed (then so does this claim) */

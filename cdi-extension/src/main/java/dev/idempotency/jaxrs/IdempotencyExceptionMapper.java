@@ -17,6 +17,7 @@ import dev.idempotency.TooManyTokensException;
 import dev.idempotency.UnknownIdempotencyTokenException;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.jaxrs.internal.ProblemResponses;
 
 /**
  * Turns this library's exceptions that reach JAX-RS (from an {@code @Idempotent} bean a resource

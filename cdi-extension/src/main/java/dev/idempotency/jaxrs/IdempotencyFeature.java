@@ -18,6 +18,11 @@ import jakarta.ws.rs.ext.WriterInterceptor;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.jaxrs.internal.AdmittedClaims;
+import dev.idempotency.jaxrs.internal.HttpEndpoint;
+import dev.idempotency.jaxrs.internal.HttpServices;
+import dev.idempotency.jaxrs.internal.IdempotencyKeyFilter;
+import dev.idempotency.jaxrs.internal.OutcomeRecorder;
 
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
@@ -46,7 +51,9 @@ public class IdempotencyFeature implements DynamicFeature {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
         HttpEndpoint endpoint = new HttpEndpoint(runtime.policy(resourceClass, method), method, isAsync(method),
                 runtime.isIntercepted(resourceClass));
-        context.register(new IdempotencyKeyFilter(runtime, endpoint), KEY_FILTER_PRIORITY);
+        HttpServices services = new HttpServices(runtime.store(), runtime.settings(), runtime.replayCache(),
+                runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()));
+        context.register(new IdempotencyKeyFilter(services, endpoint), KEY_FILTER_PRIORITY);
         context.register(new OutcomeRecorder(runtime.settings(), endpoint), Map.of(
                 ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,
                 WriterInterceptor.class, WRITER_INTERCEPTOR_PRIORITY));

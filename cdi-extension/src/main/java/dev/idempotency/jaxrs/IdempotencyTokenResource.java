@@ -15,6 +15,7 @@ import dev.idempotency.IssuedToken;
 import dev.idempotency.TooManyTokensException;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.jaxrs.internal.ProblemResponses;
 
 /**
  * The token endpoint of the "fetch a token first, then use it once" strategy. It is not a

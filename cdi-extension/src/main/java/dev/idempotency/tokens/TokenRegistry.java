@@ -98,6 +98,32 @@ public final class TokenRegistry {
                 .isPresent();
     }
 
+    /**
+     * Lets the first call with a key on a method that requires server-issued keys run only if the
+     * key is a live token issued to the caller; otherwise the claim is given back.
+     *
+     * @param principal the caller, or {@code null} when anonymous
+     * @param token the key the caller sent
+     * @param giveBack gives the claim on the key back: run when the token is not issued, or the
+     *     store cannot tell
+     * @return whether the call may run
+     * @throws IdempotencyStoreException (or another runtime exception of the store) when the store
+     *     cannot answer; the claim was given back
+     */
+    public boolean admit(Principal principal, String token, Runnable giveBack) {
+        boolean issued;
+        try {
+            issued = isIssued(principal, token);
+        } catch (RuntimeException e) {
+            giveBack.run();
+            throw e;
+        }
+        if (!issued) {
+            giveBack.run();
+        }
+        return issued;
+    }
+
     private static boolean isTokenRecord(IdempotencyRecord record) {
         return record.state() == RecordState.COMPLETED && TOKEN_FINGERPRINT.equals(record.fingerprint());
     }

@@ -12,7 +12,7 @@ final class TestContainers {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
                 .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class, CurrentCaller.class,
-                        MethodInvocations.class, TokenIssuer.class)
+                        HttpInvocations.class, MethodInvocations.class, TokenIssuer.class)
                 .addBeanClasses(beans);
     }
 }

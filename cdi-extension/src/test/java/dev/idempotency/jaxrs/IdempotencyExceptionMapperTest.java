@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.jaxrs.internal.ProblemResponses;
 import dev.idempotency.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyException;

@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

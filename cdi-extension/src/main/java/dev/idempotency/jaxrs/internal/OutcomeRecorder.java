@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,7 +12,6 @@ import jakarta.ws.rs.ext.WriterInterceptorContext;
 
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.jaxrs.internal.CapturingOutputStream;
 import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.spi.StoredOutcome;
 
@@ -23,7 +22,7 @@ import dev.idempotency.spi.StoredOutcome;
  * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
  * exact body bytes back until the outcome is stored, then sends them.
  */
-final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
+public final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
 
     private static final Logger LOG = Logger.getLogger(OutcomeRecorder.class.getName());
 
@@ -31,7 +30,11 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
     private final int maxStoredBodySize;
     private final boolean knowsWhetherMethodRan;
 
-    OutcomeRecorder(LibrarySettings settings, HttpEndpoint endpoint) {
+    /**
+     * @param settings the library settings
+     * @param endpoint the resource method whose answers this records
+     */
+    public OutcomeRecorder(LibrarySettings settings, HttpEndpoint endpoint) {
         this.replayableHeaders = new ReplayableHeaders(settings.storedHeaders());
         this.maxStoredBodySize = settings.maxStoredBodySize();
         this.knowsWhetherMethodRan = endpoint.intercepted();
@@ -39,7 +42,7 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        HttpClaim claim = (HttpClaim) request.getProperty(IdempotencyKeyFilter.CLAIM_PROPERTY);
+        HttpClaim claim = AdmittedClaims.of(request);
         if (claim == null || !claim.isOpen()) {
             return;
         }
@@ -66,7 +69,7 @@ final class OutcomeRecorder implements ContainerResponseFilter, WriterIntercepto
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-        HttpClaim claim = (HttpClaim) context.getProperty(IdempotencyKeyFilter.CLAIM_PROPERTY);
+        HttpClaim claim = AdmittedClaims.of(context);
         if (claim == null || !claim.isOpen()) {
             context.proceed();
             return;

@@ -1,7 +1,9 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.jaxrs.IdempotencyProblem;
 
 /**
  * Builds {@code application/problem+json} answers. The JSON is written here, not through a JSON
@@ -49,7 +51,7 @@ public final class ProblemResponses {
      * @param detail a human-readable explanation
      * @return the RFC 9457 body
      */
-    static String body(IdempotencyProblem problem, String detail) {
+    public static String body(IdempotencyProblem problem, String detail) {
         return "{\"type\":\"" + problem.type() + "\",\"title\":" + quote(problem.title()) + ",\"status\":"
                 + problem.status() + ",\"detail\":" + quote(detail) + "}";
     }

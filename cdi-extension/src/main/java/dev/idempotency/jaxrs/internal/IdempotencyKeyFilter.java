@@ -1,12 +1,10 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.security.Principal;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -14,19 +12,15 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.IdempotencyOutcome;
-import dev.idempotency.cdi.CurrentHttpClaim;
+import dev.idempotency.claim.ClaimFailures;
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.OutcomeEvents;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopedKey;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
-import dev.idempotency.internal.Messages;
-import dev.idempotency.internal.ThrottledLog;
-import dev.idempotency.claim.HttpClaim;
-import dev.idempotency.jaxrs.internal.IdempotencyKeyParser;
-import dev.idempotency.jaxrs.internal.RequestBody;
-import dev.idempotency.jaxrs.internal.RequestFingerprint;
+import dev.idempotency.jaxrs.IdempotencyProblem;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -39,17 +33,10 @@ import dev.idempotency.tokens.TokenRegistry;
  * key, and either lets the request through (new key), or answers it at once: replay, 409, 422,
  * 400, 413 or 503. Nothing is executed unless the claim was acquired.
  */
-final class IdempotencyKeyFilter implements ContainerRequestFilter {
-
-    /** The request property holding the {@link HttpClaim} of an admitted request. */
-    static final String CLAIM_PROPERTY = HttpClaim.class.getName();
-
-    private static final Logger LOG = Logger.getLogger(IdempotencyKeyFilter.class.getName());
-    /** A store that is down or full fails every claim: one record per 10 s, not one per request. */
-    private static final ThrottledLog CLAIM_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
+public final class IdempotencyKeyFilter implements ContainerRequestFilter {
 
     private final IdempotencyStore store;
-    private final CurrentHttpClaim currentHttpClaim;
+    private final AdmittedClaims claims;
     private final LibrarySettings settings;
     private final IdempotencyKeyParser keyParser;
     private final HttpEndpoint endpoint;
@@ -58,16 +45,20 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final OutcomeEvents events;
     private final TokenRegistry tokens;
 
-    IdempotencyKeyFilter(dev.idempotency.cdi.IdempotencyRuntime runtime, HttpEndpoint endpoint) {
-        this.store = runtime.store();
-        this.currentHttpClaim = runtime.currentHttpClaim();
-        this.settings = runtime.settings();
+    /**
+     * @param services what the HTTP side works with
+     * @param endpoint the resource method this filter guards
+     */
+    public IdempotencyKeyFilter(HttpServices services, HttpEndpoint endpoint) {
+        this.store = services.store();
+        this.claims = services.claims();
+        this.settings = services.settings();
         this.keyParser = new IdempotencyKeyParser(settings.maxKeyLength());
         this.endpoint = endpoint;
         this.policy = endpoint.policy();
-        this.replayCache = runtime.replayCache();
-        this.events = runtime.outcomeEvents();
-        this.tokens = runtime.tokens();
+        this.replayCache = services.replayCache();
+        this.events = services.events();
+        this.tokens = services.tokens();
     }
 
     @Override
@@ -128,8 +119,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
             HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
                     acquired.owner(), events);
             events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
-            request.setProperty(CLAIM_PROPERTY, admitted);
-            currentHttpClaim.set(admitted);
+            claims.admit(request, admitted);
             return;
         }
         IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
@@ -144,22 +134,18 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
      */
     private boolean tokenIssued(ContainerRequestContext request, Principal principal, String token, String scopedKey,
             String owner) {
-        boolean issued;
         try {
-            issued = tokens.isIssued(principal, token);
+            if (tokens.admit(principal, token, () -> OwnedClaim.releaseQuietly(store, policy, scopedKey, owner))) {
+                return true;
+            }
         } catch (RuntimeException e) {
-            Response unavailable = storeFailed(scopedKey, false, e);
-            OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
-            request.abortWith(unavailable);
+            request.abortWith(storeFailed(scopedKey, false, e));
             return false;
         }
-        if (!issued) {
-            OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
-            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN,
-                    "The Idempotency-Key is not a token issued to this caller, or it expired; nothing was executed."
-                            + " Ask for a new token."));
-        }
-        return issued;
+        request.abortWith(ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN,
+                "The Idempotency-Key is not a token issued to this caller, or it expired; nothing was executed."
+                        + " Ask for a new token."));
+        return false;
     }
 
     /**
@@ -168,7 +154,7 @@ final class IdempotencyKeyFilter implements ContainerRequestFilter {
      * @return the {@code 503} answer of an endpoint that fails closed
      */
     private Response storeFailed(String scopedKey, boolean failingOpen, RuntimeException cause) {
-        CLAIM_FAILURES.log(Level.SEVERE, Messages.storeFailedOnClaim(policy.endpoint(), failingOpen), cause);
+        ClaimFailures.log(policy, failingOpen, cause);
         events.fire(IdempotencyOutcome.STORE_FAILURE, policy, scopedKey, true);
         return ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,
                 "The idempotency store cannot be reached; the request was not executed. Retry later.",

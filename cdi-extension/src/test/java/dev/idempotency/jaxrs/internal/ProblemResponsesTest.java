@@ -1,8 +1,10 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+
+import dev.idempotency.jaxrs.IdempotencyProblem;
 
 class ProblemResponsesTest {
 

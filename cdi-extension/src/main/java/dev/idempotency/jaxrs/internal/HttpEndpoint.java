@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import java.lang.reflect.Method;
 
@@ -12,5 +12,5 @@ import dev.idempotency.config.IdempotencyPolicy;
  * @param async whether it answers through {@code AsyncResponse} or a {@code CompletionStage}
  * @param intercepted whether the CDI interceptor sees the method, and so tells whether it ran
  */
-record HttpEndpoint(IdempotencyPolicy policy, Method method, boolean async, boolean intercepted) {
+public record HttpEndpoint(IdempotencyPolicy policy, Method method, boolean async, boolean intercepted) {
 }

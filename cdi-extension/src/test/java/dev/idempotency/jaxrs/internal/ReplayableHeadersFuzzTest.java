@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,176 @@
+package dev.idempotency.claim;
+
+import java.util.concurrent.CompletionStage;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.support.TransactionGuard;
+
+/**
+ * The rules that tie a claim to the caller's JTA transaction, in one place for the HTTP and the
+ * non-HTTP path: the work counts only once its transaction committed; a rollback releases the
+ * key; work that commits is first marked executed inside the transaction, fenced, so that an
+ * owner whose key was taken over (its lease ran out) can never commit, and a node stopping
+ * between the commit and the stored outcome never lets a retry run the work again.
+ */
+public final class TransactionBinding {
+
+    private static final Logger LOG = Logger.getLogger(TransactionBinding.class.getName());
+
+    /** The claimed work: the intercepted method. */
+    @FunctionalInterface
+    public interface Work {
+        /**
+         * @return the method's result
+         * @throws Exception whatever the method throws
+         */
+        Object run() throws Exception;
+    }
+
+    private final TransactionGuard transactions;
+
+    /** @param transactions the guard over the caller's transaction */
+    public TransactionBinding(TransactionGuard transactions) {
+        this.transactions = transactions;
+    }
+
+    /** @return the guard over the caller's transaction */
+    public TransactionGuard transactions() {
+        return transactions;
+    }
+
+    /**
+     * Runs the work under the claim. When it throws, the claim ends as
+     * {@link #releaseAfterFailure} says, and the failure is thrown on unchanged; or, when the key
+     * was taken over meanwhile, as {@link OwnedClaim#takenOver(Throwable)}.
+     *
+     * @param claim the acquired claim
+     * @param work the claimed work
+     * @return the work's result
+     * @throws Exception what the work threw
+     */
+    public Object run(OwnedClaim claim, Work work) throws Exception {
+        try {
+            return work.run();
+        } catch (Exception | Error e) {
+            if (!releaseAfterFailure(claim)) {
+                throw claim.takenOver(e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Binds the claim to the end of the transaction the work returned in: a rollback releases
+     * it, a commit runs {@code onCommit}. With {@code markNow}, the work is marked executed inside
+     * the active transaction now; if the key was taken over, the transaction is marked
+     * rollback-only and {@link OwnedClaim#takenOver()} thrown.
+     *
+     * @param claim the claim whose work returned
+     * @param markNow whether the work is done (not an asynchronous part still running, not an
+     *     answer that releases the claim)
+     * @param onCommit what to do once the transaction committed, or {@code null} for nothing (the
+     *     HTTP response is stored by the response side)
+     * @return {@code true} if a transaction reports its end; {@code false} if there is none (the
+     *     caller ends the claim itself; {@code onCommit} is not run)
+     */
+    public boolean bind(OwnedClaim claim, boolean markNow, Runnable onCommit) {
+        boolean active = transactions.active();
+        boolean deferred = transactions.whenTransactionEnds(committed -> {
+            if (!committed) {
+                claim.releaseAfterRollback();
+            } else if (onCommit != null) {
+                onCommit.run();
+            }
+        });
+        if (deferred && active && markNow && !claim.markExecuted()) {
+            transactions.setRollbackOnly();
+            throw claim.takenOver();
+        }
+        return deferred;
+    }
+
+    /**
+     * Ends the claim of a method that threw. Without a transaction it is released at once. In a
+     * transaction, nothing is decided until it ends (a store's transaction of its own must not
+     * begin inside the caller's: on Payara, a {@code REQUIRES_NEW} begun while the caller's
+     * transaction holds flushed writes on a non-XA pool enlists that connection and commits the
+     * caller's writes): a rollback releases the key; a commit despite the exception (a checked
+     * exception under {@code @Transactional}, {@code dontRollbackOn}) means the method's writes
+     * are in, so the work never runs again. For that, the work is marked executed inside the
+     * transaction now, as on success: the mark commits (or rolls back) with the writes, and an
+     * owner whose key was taken over meanwhile finds out before its writes can commit. After the
+     * commit the claim stays open, executed: an HTTP answer made of the exception (a mapper's
+     * {@code 4xx}) is then stored for the retries; else the record reports the outcome lost. When
+     * the mark is refused (taken over) or the store fails, the transaction is marked rollback-only.
+     *
+     * @param claim the claim of the method that threw
+     * @return {@code false} if the key was taken over while the method ran: its transaction must
+     *     not commit (it is marked rollback-only), and the caller should say so
+     */
+    public boolean releaseAfterFailure(OwnedClaim claim) {
+        boolean markable = transactions.active();
+        if (!bind(claim, false, null)) {
+            claim.release();
+            return true;
+        }
+        // rollback-only already (not markable): it ends with the rollback
+        return !markable || markExecutedWithCommit(claim);
+    }
+
+    /**
+     * Marks the work executed as part of the caller's active transaction, for a method whose
+     * outcome is not known yet (a failure its transaction may commit despite, a stage still
+     * running): at once where the store joins the transaction (the mark rolls back with it), else
+     * just before the transaction commits, so that a rollback leaves no mark behind. A mark refused
+     * (the key was taken over) or failed makes the transaction roll back.
+     *
+     * @param claim the claim whose work is not done yet
+     * @return {@code false} if the key was found taken over at once: the transaction is marked
+     *     rollback-only, and the caller should say so
+     */
+    public boolean markExecutedWithCommit(OwnedClaim claim) {
+        if (!claim.storeJoinsCallerTransaction()) {
+            transactions.beforeCommit(() -> markQuietly(claim));
+            return true;
+        }
+        try {
+            if (claim.markExecuted()) {
+                return true;
+            }
+            transactions.setRollbackOnly();
+            return false;
+        } catch (RuntimeException e) {
+            // Not fenced: committing the writes could let a retry run them twice.
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(claim.policy().endpoint(), claim.keyForLog()), e);
+            transactions.setRollbackOnly();
+            return true;
+        }
+    }
+
+    /**
+     * @param claim the claim of an HTTP resource method that returned a stage
+     * @param stage the stage it returned
+     * @return a stage that completes only after a failure released the claim: dependants of the
+     *     original stage run in no set order, and a retry must not see the key held
+     */
+    public static CompletionStage<?> releasedOnFailure(OwnedClaim claim, CompletionStage<?> stage) {
+        return stage.whenComplete((value, failure) -> {
+            if (failure != null) {
+                claim.release();
+            }
+        });
+    }
+
+    /** @return whether the work is marked executed; a store failure is logged and counts as not */
+    private static boolean markQuietly(OwnedClaim claim) {
+        try {
+            return claim.markExecuted();
+        } catch (RuntimeException e) {
+            // Not fenced: committing the writes could let a retry run them twice.
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(claim.policy().endpoint(), claim.keyForLog()), e);
+            return false;
+        }
+    }
+}
