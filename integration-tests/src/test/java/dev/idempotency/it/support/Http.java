@@ -255,4 +255,15 @@ public final class Http {
     public static String text(HttpResponse<byte[]> response) {
         return new String(response.body(), StandardCharsets.UTF_8);
     }
+
+    /**
+     * @param json a JSON report of the sample's, e.g. a consumer harness's or the import activity
+     * @param field the name of one of its whole-number fields
+     * @return that field's value; fails when the report has no such field
+     */
+    public static int number(String json, String field) {
+        Matcher matcher = Pattern.compile("\"" + field + "\"\\s*:\\s*(\\d+)").matcher(json);
+        assertThat(matcher.find()).as(field + " in " + json).isTrue();
+        return Integer.parseInt(matcher.group(1));
+    }
 }

@@ -1,0 +1,172 @@
+package dev.idempotency.it.nonhttp;
+
+import static dev.idempotency.it.support.Http.newKey;
+import static dev.idempotency.it.support.Http.number;
+import static dev.idempotency.it.support.Http.text;
+import static dev.idempotency.it.support.Problems.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.idempotency.it.consumers.CdiOrderConsumer;
+import dev.idempotency.it.consumers.ConsumerHarness;
+import dev.idempotency.it.consumers.ContainerNamedUsers;
+import dev.idempotency.it.consumers.EjbOrderConsumer;
+import dev.idempotency.it.consumers.ObserverOrderConsumer;
+import dev.idempotency.it.consumers.OrderMessage;
+import dev.idempotency.it.consumers.Receipt;
+import dev.idempotency.it.consumers.Redeliveries;
+import dev.idempotency.it.consumers.SideEffects;
+import dev.idempotency.it.consumers.SingletonOrderConsumer;
+import dev.idempotency.it.consumers.TransactionalConsumer;
+import dev.idempotency.it.consumers.TtlPrecedence;
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.OnSampleApp;
+
+/**
+ * {@code @Idempotent} on CDI beans, EJBs and observers, on real Payara Micro: a message delivered
+ * 20 times, 10 of them at once, has its side effect exactly once; every caller gets an equal
+ * result or {@code IdempotencyConflictException}.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class NonHttpIT extends OnSampleApp {
+
+    static final String PREFIX = "dev.idempotency.it.consumers.TtlPrecedence$";
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.sampleApp("consumers", String.join("\n",
+                "Idempotent/lease=PT1S",
+                "Idempotent/ttl=PT2S",
+                PREFIX + "ClassAndMethod/Idempotent/ttl=PT1H",
+                PREFIX + "ClassAndMethod/methodLevel/Idempotent/ttl=PT2S"))
+                .addClasses(OrderMessage.class, Receipt.class, SideEffects.class, CdiOrderConsumer.class,
+                        EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
+                        TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
+                        TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
+                        Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class);
+    }
+
+    HttpResponse<byte[]> post(String path) {
+        return http.send(http.request(path).POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cdi", "ejb", "singleton", "observer"})
+    void aMessageDeliveredTwentyTimesTenAtOnceHasItsEffectOnce(String variant) {
+        String report = text(post("api/harness/deliver/" + variant + "?orderNo=" + newKey()
+                + "&times=20&concurrent=10&delayMs=300"));
+
+        System.out.println(variant + ": " + report);
+        assertThat(number(report, "executions")).as(report).isEqualTo(1);
+        assertThat(report).contains("\"errors\":[]");
+        assertThat(number(report, "equalResults") + number(report, "conflicts")).as(report).isEqualTo(20);
+        assertThat(number(report, "conflicts")).as("the concurrent burst overlapped the first").isPositive();
+    }
+
+    @Test
+    void genericResultsComeBackEqual() {
+        String orderNo = newKey();
+        String ejb = text(post("api/harness/deliver/ejb?orderNo=" + orderNo + "&times=2&concurrent=0&delayMs=0"));
+        assertThat(ejb).contains("[Receipt[orderNo=" + orderNo + ", sequence=").contains("notes=[copy]]]");
+        assertThat(number(ejb, "equalResults")).isEqualTo(2);
+        String singleton = text(post("api/harness/deliver/singleton?orderNo=" + orderNo + "&times=2&concurrent=0&delayMs=0"));
+        assertThat(singleton).contains("Optional[Receipt[orderNo=" + orderNo);
+        assertThat(number(singleton, "equalResults")).isEqualTo(2);
+    }
+
+    @Test
+    void aConflictReachingJaxRsIsA409Problem() throws Exception {
+        String orderNo = newKey();
+        long before = http.count("api/harness/count/cdi");
+        // This deployment's lease is 1 s: the duplicate comes within it.
+        CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(
+                () -> post("api/harness/order/" + orderNo + "?delayMs=700"));
+        http.awaitCount("api/harness/count/cdi", before + 1);
+
+        HttpResponse<byte[]> duplicate = post("api/harness/order/" + orderNo + "?delayMs=700");
+
+        assertThat(duplicate.statusCode()).isEqualTo(409);
+        assertThat(duplicate.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+        assertThat(text(duplicate)).contains("https://idempotency.dev/problems/request-in-progress")
+                .as("a plain sentence for the client; the coded message stays in the server's log")
+                .doesNotContain("IDEMP", "dev.idempotency", "hash");
+        assertThat(first.get().statusCode()).isEqualTo(200);
+        assertThat(post("api/harness/order/" + orderNo + "?delayMs=700").body()).isEqualTo(first.get().body());
+    }
+
+    @Test
+    void configPrecedenceShowsInBehaviour() throws Exception {
+        String key = newKey();
+        String[] methods = {"global-beats-annotation", "class-beats-global", "method-beats-class"};
+        int[] before = new int[methods.length];
+        for (int i = 0; i < methods.length; i++) {
+            before[i] = number(text(post("api/harness/ttl/" + methods[i] + "/" + key)), "count");
+        }
+
+        Thread.sleep(3000); // past the 2 s ttls, far below the 1 h one
+
+        int[] after = new int[methods.length];
+        for (int i = 0; i < methods.length; i++) {
+            after[i] = number(text(post("api/harness/ttl/" + methods[i] + "/" + key)), "count");
+        }
+        assertThat(after[0] - before[0]).as("global 2 s beats the annotation's 1 h: expired, ran again").isEqualTo(1);
+        assertThat(after[1] - before[1]).as("class 1 h beats global 2 s: replayed").isZero();
+        assertThat(after[2] - before[2]).as("method 2 s beats class 1 h: expired, ran again").isEqualTo(1);
+    }
+
+    @Test
+    void anOutcomeCountsOnlyOnceItsTransactionCommitted() {
+        String rolledBack = newKey();
+        int first = number(text(post("api/harness/transactional/" + rolledBack + "?rollback=true")), "count");
+        int second = number(text(post("api/harness/transactional/" + rolledBack + "?rollback=true")), "count");
+        assertThat(second - first).as("rolled back: the duplicate runs again").isEqualTo(1);
+
+        String committed = newKey();
+        String once = text(post("api/harness/transactional/" + committed + "?rollback=false"));
+        String twice = text(post("api/harness/transactional/" + committed + "?rollback=false"));
+        assertThat(number(twice, "result")).as("committed: the duplicate gets the stored result")
+                .isEqualTo(number(once, "result"));
+        assertThat(number(twice, "count")).isEqualTo(number(once, "count"));
+    }
+
+    @Test
+    void anAnonymousNonHttpCallerIsNeverTheUserNamedLikeTheServersAnonymousPrincipal() {
+        for (String name : new String[] {"ANONYMOUS", "anonymous", "UNAUTHENTICATED"}) {
+            if (text(http.postJson("api/harness/whoami", null, "", name)).contains("\"user\":\"\"")) {
+                // Open Liberty itself takes a user named UNAUTHENTICATED for the unauthenticated caller
+                System.out.println("this server treats a user named " + name + " as unauthenticated: skipped");
+                continue;
+            }
+            String orderNo = newKey();
+            HttpResponse<byte[]> anonymous = http.postJson("api/harness/order/" + orderNo, null, "", null);
+            HttpResponse<byte[]> named = http.postJson("api/harness/order/" + orderNo, null, "", name);
+
+            assertThat(anonymous.statusCode()).isEqualTo(200);
+            assertThat(named.statusCode()).as(name + ": " + text(named)).isEqualTo(200);
+            assertThat(text(named)).as("the user " + name + " has a key space of its own: a run, not a replay")
+                    .isNotEqualTo(text(anonymous));
+            assertThat(http.postJson("api/harness/order/" + orderNo, null, "", name).body()).isEqualTo(named.body());
+            assertThat(http.postJson("api/harness/order/" + orderNo, null, "", null).body()).isEqualTo(anonymous.body());
+        }
+    }
+
+    @Test
+    void anAnonymousNonHttpCallerIsRefusedTokens() {
+        assertProblem(http.postJson("api/harness/token", null, "", null), 403, "anonymous-token-request");
+        assertThat(http.postJson("api/harness/token", null, "", "ANONYMOUS").statusCode())
+                .as("a real user of that name is no anonymous caller").isEqualTo(200);
+    }
+}
