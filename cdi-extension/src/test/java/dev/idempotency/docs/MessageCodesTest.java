@@ -130,9 +130,11 @@ class MessageCodesTest {
 
     @Test
     void everyCodeHasAnEntryOnTheTroubleshootingPage() {
-        assertThat(new TreeSet<>(troubleshootingRows))
-                .as("the codes of docs/troubleshooting.md's '" + CODES_SECTION + "' table (one row each)")
-                .containsAll(written.keySet());
+        Set<String> missing = new TreeSet<>(written.keySet());
+        missing.removeAll(troubleshootingRows);
+
+        assertThat(missing).as("codes without a row in the '" + CODES_SECTION + "' table of docs/troubleshooting.md")
+                .isEmpty();
     }
 
     @Test
