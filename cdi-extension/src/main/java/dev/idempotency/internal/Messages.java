@@ -1,11 +1,14 @@
 package dev.idempotency.internal;
 
 /**
- * Every coded message of the library in one place. Codes are stable: users search for them, and
- * docs/troubleshooting.md lists them. Messages never contain raw keys or bodies.
+ * The coded messages of the core ({@code idempotency-cdi}) in one place: ranges 01xx to 04xx. The
+ * store modules keep theirs in catalogues of their own (05xx and 07xx in {@code idempotency-jpa},
+ * 06xx in {@code idempotency-infinispan}); docs/message-codes.md lists which module owns which
+ * range. Codes are stable: users search for them, and docs/troubleshooting.md explains each.
+ * Messages never contain raw keys or bodies.
  *
- * <p>Ranges: 01xx deployment (definitions and settings), 02xx store selection, 03xx requests,
- * 04xx store failures and ownership.
+ * <p>Ranges: 01xx deployment (definitions and settings), 02xx store selection, 03xx requests and
+ * invocations, 04xx store failures and ownership.
  */
 public final class Messages {
 

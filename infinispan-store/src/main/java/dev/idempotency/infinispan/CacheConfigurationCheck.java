@@ -40,13 +40,9 @@ final class CacheConfigurationCheck {
      */
     static void logRisks(Properties client, String cacheName) {
         try {
-            risk(read(client, cacheName)).ifPresent(risk -> LOG.warning("IDEMP0612: the Infinispan cache '" + cacheName
-                    + "' " + risk + "; define it with <partition-handling when-split=\"DENY_READ_WRITES\""
-                    + " merge-policy=\"NONE\"/> (the store's default configuration does)"));
+            risk(read(client, cacheName)).ifPresent(risk -> LOG.warning(InfinispanMessages.partitionRisk(cacheName, risk)));
         } catch (IOException | RuntimeException e) {
-            LOG.log(Level.INFO, "IDEMP0613: the configuration of the Infinispan cache '" + cacheName + "' could not be"
-                    + " read through the server's REST API (" + e + "; it needs a user with the ADMIN permission); its"
-                    + " partition handling is not checked");
+            LOG.log(Level.INFO, InfinispanMessages.configurationUnreadable(cacheName, e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -179,12 +179,7 @@ public class InfinispanConnection {
             servers = 0;
         }
         if (servers != 1) {
-            LOG.warning("IDEMP0615: the store created the Infinispan cache '" + name + "' at run time on a cluster of "
-                    + (servers == 0 ? "an unknown number of" : String.valueOf(servers)) + " nodes; Infinispan applies"
-                    + " its partition handling only if the coordinator had the definition before any node started the"
-                    + " cache, which a cache created at run time does not ensure, so until the coordinator changes a"
-                    + " split may let both halves claim one key: define the cache in the servers' configuration (the"
-                    + " XML is in docs/stores/infinispan.md)");
+            LOG.warning(InfinispanMessages.cacheCreatedOnCluster(name, servers));
         }
     }
 
@@ -209,10 +204,7 @@ public class InfinispanConnection {
             int theirs = IdempotencySchema.versionOf(current.getValue());
             if (theirs > IdempotencySchema.VERSION) {
                 if (NEWER_SCHEMA_LOGGED.compareAndSet(false, true)) {
-                    LOG.warning("IDEMP0610: the Infinispan server holds version " + theirs + " of the idempotency schema ("
-                            + name + "), newer than this node's (" + IdempotencySchema.VERSION + "): left as it is (a"
-                            + " rolling upgrade under way); this node reads records of the newer version, treating"
-                            + " states it does not know as in progress. Logged once.");
+                    LOG.warning(InfinispanMessages.newerSchema(theirs, name, IdempotencySchema.VERSION));
                 }
                 break;
             }
@@ -243,9 +235,7 @@ public class InfinispanConnection {
             if (e.getMessage() == null || !e.getMessage().contains("IPROTO")) {
                 throw e;
             }
-            LOG.warning("IDEMP0614: the Infinispan server refused to replace version " + theirs + " of the idempotency"
-                    + " schema (" + name + ") with this node's version " + IdempotencySchema.VERSION + ": " + e.getMessage()
-                    + "; the store works on, the server reads records with the version it has");
+            LOG.warning(InfinispanMessages.schemaUpgradeRefused(theirs, name, IdempotencySchema.VERSION, e.getMessage()));
             return true;
         }
     }

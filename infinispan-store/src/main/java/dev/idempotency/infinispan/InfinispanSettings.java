@@ -53,8 +53,7 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
     public static InfinispanSettings load(ConfigLookup config) {
         String cache = config.get(CACHE).map(String::trim).orElse("idempotency");
         if (cache.isEmpty() || !cache.matches("[A-Za-z0-9._-]+")) {
-            throw new IdempotencyDefinitionException("IDEMP0601: library setting " + CACHE + "='" + cache
-                    + "' is not allowed; allowed: a cache name of letters, digits, '.', '_' and '-'");
+            throw new IdempotencyDefinitionException(InfinispanMessages.invalidCacheName(CACHE, cache));
         }
         Optional<String> maxEntries = config.get(MAX_ENTRIES).map(String::trim);
         long bound = DEFAULT_MAX_ENTRIES;
@@ -65,22 +64,17 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
                 bound = 0;
             }
             if (bound < 1) {
-                throw new IdempotencyDefinitionException("IDEMP0603: library setting " + MAX_ENTRIES + "='"
-                        + maxEntries.get() + "' is not allowed; allowed: a whole number of entries per node, 1 to "
-                        + Long.MAX_VALUE);
+                throw new IdempotencyDefinitionException(InfinispanMessages.invalidMaxEntries(MAX_ENTRIES, maxEntries.get()));
             }
         }
         Optional<String> own = config.get(CACHE_CONFIGURATION).map(String::trim);
         if (own.isPresent() && maxEntries.isPresent()) {
-            throw new IdempotencyDefinitionException("IDEMP0604: library setting " + MAX_ENTRIES + "='" + maxEntries.get()
-                    + "' is not allowed beside " + CACHE_CONFIGURATION + "; allowed: one of them (bound a cache"
-                    + " configuration of your own with <memory max-count=\"...\" when-full=\"EXCEPTION\"/>"
-                    + " and a transaction mode, or leave out the configuration)");
+            throw new IdempotencyDefinitionException(
+                    InfinispanMessages.maxEntriesBesideConfiguration(MAX_ENTRIES, maxEntries.get(), CACHE_CONFIGURATION));
         }
         String configuration = own.orElse(defaultCacheConfiguration(bound));
         if (!configuration.startsWith("<") && !configuration.startsWith("{")) {
-            throw new IdempotencyDefinitionException("IDEMP0602: library setting " + CACHE_CONFIGURATION + "='"
-                    + configuration + "' is not allowed; allowed: an Infinispan cache configuration in XML or JSON");
+            throw new IdempotencyDefinitionException(InfinispanMessages.invalidCacheConfiguration(CACHE_CONFIGURATION, configuration));
         }
         return new InfinispanSettings(cache, configuration);
     }

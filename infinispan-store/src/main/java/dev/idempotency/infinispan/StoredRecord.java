@@ -168,11 +168,7 @@ public final class StoredRecord {
     private void logUnknown(String key) {
         String shown = state == null ? "none" : state.length() > 40 ? state.substring(0, 40) + "..." : state;
         if (UNKNOWN_LOGGED.size() < 32 && UNKNOWN_LOGGED.add(shown)) {
-            LOG.warning("IDEMP0611: a record in the Infinispan cache has a state this version of the store does not"
-                    + " know or cannot read ('" + shown + "', first seen on key " + key + "), probably written by a newer version;"
-                    + " it is read as executed with its outcome still due: the key never runs again here, its claims"
-                    + " answer 409 until the record expires or a node that knows the state changes it. Logged once"
-                    + " per state.");
+            LOG.warning(InfinispanMessages.unknownRecordState(shown, key));
         }
     }
 

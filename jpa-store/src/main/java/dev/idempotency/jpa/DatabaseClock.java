@@ -216,14 +216,13 @@ final class DatabaseClock {
             throw new IdempotencyStoreException("the database knows none of " + UTC_NOW + " nor " + SESSION_LOCAL_NOW, null);
         }
         if (fallbackLogged.compareAndSet(false, true)) {
-            LOG.warning("IDEMP0509: the database accepted none of " + UTC_NOW + "; the JPA store falls back to "
-                    + "LOCALTIMESTAMP, which follows each connection's time zone: run every node in the same time zone");
+            LOG.warning(JpaMessages.clockFallsBackToLocalTime(UTC_NOW));
         }
         query = SESSION_LOCAL_NOW;
     }
 
     private void choose(String expression) {
-        LOG.fine(() -> "IDEMP0508: the JPA store reads the database's clock with " + expression);
+        LOG.fine(() -> JpaMessages.clockExpression(expression));
         query = expression;
     }
 

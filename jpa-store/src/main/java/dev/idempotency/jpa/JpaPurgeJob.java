@@ -47,7 +47,7 @@ public class JpaPurgeJob {
     void start(@Observes @Initialized(ApplicationScoped.class) Object started) {
         settings = PurgeSettings.load(ConfigLookup.of(ConfigProvider.getConfig()));
         if (!settings.enabled()) {
-            LOG.info("IDEMP0504: the idempotency purge is disabled on this node (" + PurgeSettings.ENABLED + "=false)");
+            LOG.info(JpaMessages.purgeDisabled(PurgeSettings.ENABLED));
             return;
         }
         JpaRecords records = new JpaRecords(transactions);
@@ -59,10 +59,10 @@ public class JpaPurgeJob {
         try {
             int deleted = records.purge(settings.batchSize(), settings.abandonedAfter(), MAX_BATCHES_PER_RUN);
             if (deleted > 0) {
-                LOG.fine(() -> "IDEMP0505: purged " + deleted + " idempotency records");
+                LOG.fine(() -> JpaMessages.purged(deleted));
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEMP0506: the idempotency purge failed; it runs again in " + settings.interval(), e);
+            LOG.log(Level.WARNING, JpaMessages.purgeFailed(settings.interval()), e);
         }
     }
 
@@ -71,8 +71,7 @@ public class JpaPurgeJob {
         try {
             return (ManagedScheduledExecutorService) new InitialContext().lookup(DEFAULT_SCHEDULER);
         } catch (NamingException e) {
-            throw new IllegalStateException("IDEMP0507: the idempotency purge needs Jakarta Concurrency's "
-                    + DEFAULT_SCHEDULER + "; disable it with " + PurgeSettings.ENABLED + "=false to run without", e);
+            throw new IllegalStateException(JpaMessages.purgeSchedulerMissing(DEFAULT_SCHEDULER, PurgeSettings.ENABLED), e);
         }
     }
 

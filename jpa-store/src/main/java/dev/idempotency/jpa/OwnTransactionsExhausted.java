@@ -12,8 +12,6 @@ final class OwnTransactionsExhausted extends IdempotencyStoreException {
     private static final long serialVersionUID = 1L;
 
     OwnTransactionsExhausted(int max) {
-        super("IDEMP0511: the JPA store's " + max + " transactions of its own (" + SeparateRecordTransactions.MAX_OWN_TRANSACTIONS
-                + ") are all running, each holding a second connection while its caller's transaction holds one;"
-                + " refused at once instead of waiting for a thread or a connection");
+        super(JpaMessages.ownTransactionsExhausted(max, SeparateRecordTransactions.MAX_OWN_TRANSACTIONS));
     }
 }

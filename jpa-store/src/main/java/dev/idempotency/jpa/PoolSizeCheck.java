@@ -50,14 +50,8 @@ final class PoolSizeCheck {
         if (pool == null || pool.maxPoolSize() <= 0 || bound < pool.maxPoolSize()) {
             return Optional.empty();
         }
-        String allowed = pool.maxPoolSize() == 1 ? "a pool of at least 2 connections"
-                : "1 to " + (pool.maxPoolSize() - 1) + ", and a pool of the callers that run in a transaction plus the bound";
-        return Optional.of("IDEMP0512: library setting " + SeparateRecordTransactions.MAX_OWN_TRANSACTIONS + "='" + bound
-                + "' is not allowed with the datasource '" + pool.name() + "' (@DataSourceDefinition on "
-                + pool.declaredOn() + ", maxPoolSize=" + pool.maxPoolSize() + ") of the store's persistence unit '"
-                + unit + "': each of the store's own transactions needs a second connection while its caller holds"
-                + " one, so with the bound at or above the pool's size every connection can be held by a caller"
-                + " waiting for another; allowed: " + allowed);
+        return Optional.of(JpaMessages.poolTooSmall(SeparateRecordTransactions.MAX_OWN_TRANSACTIONS, bound, pool.name(),
+                pool.declaredOn(), pool.maxPoolSize(), unit));
     }
 
     /**

@@ -33,8 +33,7 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
     public static PurgeSettings load(ConfigLookup config) {
         String enabled = config.get(ENABLED).map(String::trim).orElse("true").toLowerCase(Locale.ROOT);
         if (!enabled.equals("true") && !enabled.equals("false")) {
-            throw new IdempotencyDefinitionException("IDEMP0501: library setting " + ENABLED + "='" + enabled
-                    + "' is not a boolean; allowed: true or false");
+            throw new IdempotencyDefinitionException(JpaMessages.invalidPurgeEnabled(ENABLED, enabled));
         }
         String batch = config.get(BATCH_SIZE).map(String::trim).orElse("500");
         int batchSize;
@@ -44,8 +43,7 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
             batchSize = -1;
         }
         if (batchSize < 1 || batchSize > 100_000) {
-            throw new IdempotencyDefinitionException("IDEMP0502: library setting " + BATCH_SIZE + "='" + batch
-                    + "' is not allowed; allowed: an integer from 1 to 100000");
+            throw new IdempotencyDefinitionException(JpaMessages.invalidPurgeBatchSize(BATCH_SIZE, batch));
         }
         return new PurgeSettings(enabled.equals("true"), duration(config, INTERVAL, "PT5M"), batchSize,
                 duration(config, ABANDONED_AFTER, "PT24H"));
@@ -61,7 +59,6 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
         } catch (DateTimeParseException e) {
             // reported below
         }
-        throw new IdempotencyDefinitionException("IDEMP0503: library setting " + key + "='" + raw
-                + "' is not allowed; allowed: a positive ISO-8601 duration such as PT5M");
+        throw new IdempotencyDefinitionException(JpaMessages.invalidPurgeDuration(key, raw));
     }
 }

@@ -121,9 +121,8 @@ public class SeparateRecordTransactions implements RecordTransactions {
             value = -1;
         }
         if (value < 1 || value > LARGEST_MAX_OWN_TRANSACTIONS) {
-            throw new IdempotencyDefinitionException("IDEMP0510: library setting " + MAX_OWN_TRANSACTIONS + "='" + raw
-                    + "' is not allowed; allowed: an integer from 1 to " + LARGEST_MAX_OWN_TRANSACTIONS
-                    + " (the datasource's pool needs this many connections beyond its callers')");
+            throw new IdempotencyDefinitionException(
+                    JpaMessages.invalidMaxOwnTransactions(MAX_OWN_TRANSACTIONS, raw, LARGEST_MAX_OWN_TRANSACTIONS));
         }
         return value;
     }

@@ -54,8 +54,8 @@ record EntityShape(String name, String read, String write) {
             problems.add("'" + attribute + "' of type " + states.getName() + " (it is a " + state.getJavaType().getName() + ")");
         }
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("IDEMP0702: the state-machine guard cannot move entity " + type.getName()
-                    + " (" + type.getJavaType().getName() + "); it needs " + String.join(", ", problems));
+            throw new IllegalArgumentException(
+                    StateMessages.entityLacks(type.getName(), type.getJavaType().getName(), problems));
         }
         String name = type.getName();
         String versionName = version.getName();
@@ -74,6 +74,6 @@ record EntityShape(String name, String read, String write) {
                 }
             }
         }
-        throw new IllegalArgumentException("IDEMP0702: " + instanceClass.getName() + " is not an entity of this persistence unit");
+        throw new IllegalArgumentException(StateMessages.notAnEntity(instanceClass.getName()));
     }
 }

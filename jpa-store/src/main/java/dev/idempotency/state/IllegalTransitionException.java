@@ -15,8 +15,7 @@ public class IllegalTransitionException extends IdempotencyException {
     private final String to;
 
     IllegalTransitionException(String entity, Object id, Enum<?> from, Enum<?> to, Set<? extends Enum<?>> allowed) {
-        super("IDEMP0701: " + entity + " " + id + " cannot go from " + from + " to " + to + "; allowed from " + from + ": "
-                + (allowed.isEmpty() ? "none (a final state)" : allowed));
+        super(StateMessages.illegalTransition(entity, id, from, to, allowed));
         this.entity = entity;
         this.id = id;
         this.from = from.name();

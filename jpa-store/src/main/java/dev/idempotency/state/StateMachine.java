@@ -121,8 +121,7 @@ public final class StateMachine<S extends Enum<S>> {
     public <E> Transition<S> transition(EntityManager em, E entity, S target) {
         Objects.requireNonNull(target, "target");
         if (!em.contains(entity)) {
-            throw new IllegalArgumentException("IDEMP0704: the state-machine guard needs the entity as managed by the"
-                    + " EntityManager it is given (em.find or em.merge first): " + entity);
+            throw new IllegalArgumentException(StateMessages.notManaged(entity));
         }
         EntityShape shape = shapes.computeIfAbsent(entity.getClass(), type -> EntityShape.of(em, type, attribute, states));
         Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
@@ -131,7 +130,7 @@ public final class StateMachine<S extends Enum<S>> {
             try {
                 row = em.createQuery(shape.read(), Object[].class).setParameter("id", id).getSingleResult();
             } catch (NoResultException e) {
-                throw new EntityNotFoundException("IDEMP0705: " + shape.name() + " " + id + " is gone");
+                throw new EntityNotFoundException(StateMessages.entityGone(shape.name(), id));
             }
             S current = states.cast(row[0]);
             if (current == target) {
@@ -139,8 +138,7 @@ public final class StateMachine<S extends Enum<S>> {
                 return new Transition<>(current, current, false);
             }
             if (current == null) {
-                throw new IllegalArgumentException("IDEMP0702: " + shape.name() + " " + id + " has no "
-                        + attribute + "; give every row a state");
+                throw new IllegalArgumentException(StateMessages.noState(shape.name(), id, attribute));
             }
             if (!allows(current, target)) {
                 throw new IllegalTransitionException(shape.name(), id, current, target, targets(current));
@@ -155,8 +153,7 @@ public final class StateMachine<S extends Enum<S>> {
             }
             // a concurrent transaction changed the row between the read and the write: decide again
         }
-        throw new OptimisticLockException("IDEMP0703: " + shape.name() + " " + id + " was changed by concurrent"
-                + " transactions " + ROUNDS + " times while moving it to " + target + "; retry the transaction");
+        throw new OptimisticLockException(StateMessages.changedConcurrently(shape.name(), id, ROUNDS, target));
     }
 
     /**
@@ -184,7 +181,7 @@ public final class StateMachine<S extends Enum<S>> {
          */
         public Builder<S> attribute(String name) {
             if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("IDEMP0702: the state attribute needs a name");
+                throw new IllegalArgumentException(StateMessages.stateAttributeUnnamed());
             }
             this.attribute = name.trim();
             return this;
@@ -202,8 +199,7 @@ public final class StateMachine<S extends Enum<S>> {
             Objects.requireNonNull(from, "from");
             for (S target : to) {
                 if (Objects.requireNonNull(target, "to") == from) {
-                    throw new IllegalArgumentException("IDEMP0702: " + states.getSimpleName() + "." + from
-                            + " -> " + from + " is not a transition: moving to the state held is always a no-op");
+                    throw new IllegalArgumentException(StateMessages.moveToItself(states.getSimpleName(), from));
                 }
                 allowed.get(from).add(target);
             }
