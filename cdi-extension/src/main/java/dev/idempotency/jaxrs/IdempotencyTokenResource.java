@@ -53,9 +53,12 @@ public abstract class IdempotencyTokenResource {
         try {
             issued = CDI.current().select(IdempotencyTokens.class).get().issue(security.getUserPrincipal());
         } catch (AnonymousTokenRequestException e) {
-            return ProblemResponses.of(IdempotencyProblem.ANONYMOUS_TOKEN_REQUEST, e.getMessage());
+            // The coded message names the setting for the server's log; the client gets the contract's detail.
+            return ProblemResponses.of(IdempotencyProblem.ANONYMOUS_TOKEN_REQUEST,
+                    IdempotencyExceptionMapper.ClientProblem.of(e).detail());
         } catch (TooManyTokensException e) {
-            return ProblemResponses.retryable(IdempotencyProblem.TOO_MANY_TOKENS, e.getMessage(),
+            return ProblemResponses.retryable(IdempotencyProblem.TOO_MANY_TOKENS,
+                    IdempotencyExceptionMapper.ClientProblem.of(e).detail(),
                     (int) Math.min(Integer.MAX_VALUE, e.retryAfterSeconds()));
         } catch (IdempotencyStoreException e) {
             return ProblemResponses.retryable(IdempotencyProblem.STORE_UNAVAILABLE,

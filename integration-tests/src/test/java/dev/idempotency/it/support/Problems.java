@@ -23,5 +23,8 @@ public final class Problems {
         assertThat(response.statusCode()).as(text(response)).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
         assertThat(text(response)).contains("\"type\":\"" + PROBLEM + type + "\"").contains("\"status\":" + status);
+        // The contract: a problem's detail is for the client; the coded message (with the bean,
+        // method and key hash) is for the server log only.
+        assertThat(text(response)).as("a problem names no IDEMP code").doesNotContain("IDEMP");
     }
 }
