@@ -1,5 +1,8 @@
 package dev.idempotency;
 
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
+
 /**
  * What happened to one request or invocation of an {@code @Idempotent} method, as reported by
  * an {@link IdempotencyEvent}.

@@ -1,6 +1,7 @@
 /**
  * The user API: the {@link dev.idempotency.Idempotent} interceptor binding, its
- * {@link dev.idempotency.IdempotencyScope scopes} and the exceptions.
+ * {@link dev.idempotency.IdempotencyScope scopes}, server-issued tokens and the outcome events;
+ * the exceptions are in {@link dev.idempotency.exceptions}.
  *
  * <p>Add the {@code idempotency-cdi} jar to the application (WEB-INF/lib), annotate a JAX-RS
  * resource method with {@code @Idempotent}, and the {@code Idempotency-Key} contract applies to

@@ -25,7 +25,7 @@ import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.BeanMethod;
 import dev.idempotency.config.ContainerSubclasses;

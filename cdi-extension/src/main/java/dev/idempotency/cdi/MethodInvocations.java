@@ -13,11 +13,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.interceptor.InvocationContext;
 
-import dev.idempotency.IdempotencyConflictException;
-import dev.idempotency.IdempotencyException;
-import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
-import dev.idempotency.UnknownIdempotencyTokenException;
+import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.OutcomeEvents;
 import dev.idempotency.claim.OwnedClaim;

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;

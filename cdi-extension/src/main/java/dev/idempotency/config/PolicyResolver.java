@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
 import dev.idempotency.internal.Messages;

@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 import dev.idempotency.internal.Messages;
 
 /**

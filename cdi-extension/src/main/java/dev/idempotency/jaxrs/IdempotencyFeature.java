@@ -65,7 +65,7 @@ public class IdempotencyFeature implements DynamicFeature {
             if (returned != CompletionStage.class && returned != java.util.concurrent.CompletableFuture.class) {
                 // The interceptor hands back a stage that completes after a failure released the
                 // key; it must fit the declared type.
-                throw new dev.idempotency.IdempotencyDefinitionException(Messages.unsupportedReturnType(
+                throw new dev.idempotency.exceptions.IdempotencyDefinitionException(Messages.unsupportedReturnType(
                         Messages.where(method.getDeclaringClass(), method),
                         method.getGenericReturnType().getTypeName(),
                         "only CompletionStage and CompletableFuture stages can be completed later"));

@@ -9,10 +9,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 
-import dev.idempotency.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.IssuedToken;
-import dev.idempotency.TooManyTokensException;
+import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.jaxrs.internal.ProblemResponses;

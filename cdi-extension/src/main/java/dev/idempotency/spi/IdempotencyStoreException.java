@@ -1,6 +1,6 @@
 package dev.idempotency.spi;
 
-import dev.idempotency.IdempotencyException;
+import dev.idempotency.exceptions.IdempotencyException;
 
 /**
  * The store cannot answer: down, unreachable, timed out, full. Callers fail closed on it (HTTP:

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.Idempotent;
 
 /**

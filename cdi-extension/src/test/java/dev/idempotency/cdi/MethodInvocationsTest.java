@@ -22,11 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.Idempotent;
-import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 
 /** Non-HTTP {@code @Idempotent} methods on a real CDI container with the in-memory store. */
 class MethodInvocationsTest {

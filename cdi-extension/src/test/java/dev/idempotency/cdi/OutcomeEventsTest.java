@@ -16,10 +16,10 @@ import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 

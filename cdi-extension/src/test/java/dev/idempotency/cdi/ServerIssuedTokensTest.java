@@ -17,14 +17,14 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IssuedToken;
-import dev.idempotency.TooManyTokensException;
-import dev.idempotency.UnknownIdempotencyTokenException;
+import dev.idempotency.exceptions.TooManyTokensException;
+import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 
 /** Server-issued tokens on the non-HTTP path, in a real CDI container with the in-memory store. */
 class ServerIssuedTokensTest {

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyConflictException;
-import dev.idempotency.IdempotencyException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 

@@ -11,9 +11,9 @@ import jakarta.jms.Message;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 
 class KeyExtractorTest {
 

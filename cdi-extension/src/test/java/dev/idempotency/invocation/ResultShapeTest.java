@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 class ResultShapeTest {
 

@@ -3,7 +3,7 @@ package dev.idempotency.infinispan;
 import java.util.Optional;
 import java.util.Properties;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 
 /** The Infinispan store's settings: defaults, overrides, and deployment errors that name key, value and what is allowed. */

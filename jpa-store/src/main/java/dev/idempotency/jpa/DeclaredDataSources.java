@@ -18,7 +18,7 @@ import jakarta.persistence.PersistenceContext;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 
 /**

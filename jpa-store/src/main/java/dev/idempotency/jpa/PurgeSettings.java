@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 
 /**

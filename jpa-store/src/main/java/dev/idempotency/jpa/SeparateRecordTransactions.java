@@ -28,7 +28,7 @@ import jakarta.persistence.EntityManager;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStoreException;

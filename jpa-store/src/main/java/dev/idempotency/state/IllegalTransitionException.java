@@ -2,7 +2,7 @@ package dev.idempotency.state;
 
 import java.util.Set;
 
-import dev.idempotency.IdempotencyException;
+import dev.idempotency.exceptions.IdempotencyException;
 
 /** A transition the {@link StateMachine} does not allow: nothing was written. */
 public class IllegalTransitionException extends IdempotencyException {

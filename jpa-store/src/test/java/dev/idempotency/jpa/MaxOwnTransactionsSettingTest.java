@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 /** {@code idempotency.jpa.max-own-transactions}: read when the application starts, a bad value fails it. */
 class MaxOwnTransactionsSettingTest {

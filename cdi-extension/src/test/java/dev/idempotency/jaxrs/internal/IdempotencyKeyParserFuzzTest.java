@@ -11,7 +11,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Tag;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 import dev.idempotency.invocation.KeyExtractor;
 
 /**

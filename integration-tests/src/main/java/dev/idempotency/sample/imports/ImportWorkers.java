@@ -20,7 +20,7 @@ import jakarta.persistence.PersistenceContext;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 
 /**
  * Workers that drain the local message table: each pass reads PENDING messages and processes

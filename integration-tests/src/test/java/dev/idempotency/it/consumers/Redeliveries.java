@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 
 /**
  * Delivers one message many times, the first ones at once, like a redelivering broker, and

@@ -1,4 +1,6 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
+
+import dev.idempotency.Idempotent;
 
 /**
  * A bad {@link Idempotent} definition or library setting, found at deployment. The deployment

@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * A request with the same key is still running. The caller should retry later; over HTTP this

@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * An unauthenticated caller asked for a token while {@code idempotency.tokens.anonymous} is

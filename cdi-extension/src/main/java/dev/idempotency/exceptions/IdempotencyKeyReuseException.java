@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * A key was used again with a different request (another body, method, path or arguments).

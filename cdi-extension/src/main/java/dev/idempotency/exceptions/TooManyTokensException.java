@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * A principal asked for more tokens than {@code idempotency.tokens.max-per-principal} within one

@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * The root of the exceptions this library throws at run time. Each carries the stable

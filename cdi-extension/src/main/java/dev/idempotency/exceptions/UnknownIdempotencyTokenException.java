@@ -1,4 +1,6 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
+
+import dev.idempotency.Idempotent;
 
 /**
  * The key of a first request to an endpoint with {@link Idempotent#serverIssuedKeys()} is not a

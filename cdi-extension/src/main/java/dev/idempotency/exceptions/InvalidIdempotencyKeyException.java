@@ -1,4 +1,4 @@
-package dev.idempotency;
+package dev.idempotency.exceptions;
 
 /**
  * A key is missing or malformed (empty, too long, not printable US-ASCII, several values). Over
