@@ -86,7 +86,7 @@ public class IdempotencyExtension implements Extension {
             settingsError = e;
             settings = LibrarySettings.load(key -> Optional.empty());
         }
-        metricsCounted = settings.metricsEnabled() && OutcomeListeners.metricsApiPresent();
+        metricsCounted = settings.metricsEnabled() && EventListeners.metricsApiPresent();
         if (metricsCounted) {
             event.addAnnotatedType(MicroProfileMetricsCounters.class, MicroProfileMetricsCounters.class.getName());
         }

@@ -8,7 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
@@ -43,8 +43,8 @@ public class IdempotencyRuntime {
     private final TransactionBinding transactionBinding = new TransactionBinding(transactions);
     private final Lazy<ReplayCache> replayCache = new Lazy<>(() -> store.keepsRecordsInThisJvm() ? ReplayCache.off()
             : new ReplayCache(settings().replayCacheMaxBytes(), settings().replayCacheTtl(), System::nanoTime));
-    private final Lazy<OutcomeEvents> outcomeEvents = new Lazy<>(
-            () -> OutcomeListeners.resolve(beanManager, extension.metricsCounted()));
+    private final Lazy<EventPublisher> outcomeEvents = new Lazy<>(
+            () -> EventListeners.resolve(beanManager, extension.metricsCounted()));
     private final Lazy<TokenRegistry> tokens = new Lazy<>(() -> new TokenRegistry(store, settings().tokenTtl(),
             settings().tokensPerPrincipal(), settings().anonymousTokens()));
 
@@ -75,7 +75,7 @@ public class IdempotencyRuntime {
      * @return where outcomes are reported: resolved once, at the first use after the deployment
      *     (the application's observers are all known then)
      */
-    public OutcomeEvents outcomeEvents() {
+    public EventPublisher outcomeEvents() {
         return outcomeEvents.get();
     }
 

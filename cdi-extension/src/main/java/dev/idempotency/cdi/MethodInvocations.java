@@ -19,7 +19,7 @@ import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 import dev.idempotency.claim.ClaimFailures;
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopedKey;
@@ -54,7 +54,7 @@ public class MethodInvocations {
     CurrentCaller currentCaller;
 
     private final ResultCodec codec = new ResultCodec();
-    private OutcomeEvents events;
+    private EventPublisher events;
     private TokenRegistry tokens;
     private TransactionBinding binding;
 

@@ -28,7 +28,7 @@ public final class HttpClaim extends OwnedClaim {
      * @param events where the completion and the release are reported
      */
     public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
-            String key, String owner, OutcomeEvents events) {
+            String key, String owner, EventPublisher events) {
         super(store, policy, key, owner, events, true);
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;

@@ -26,7 +26,7 @@ public class OwnedClaim {
     private final IdempotencyPolicy policy;
     private final String key;
     private final String owner;
-    private final OutcomeEvents events;
+    private final EventPublisher events;
     private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile boolean executed;
@@ -40,7 +40,7 @@ public class OwnedClaim {
      * @param http whether the claim serves an HTTP request
      */
     public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
-            OutcomeEvents events, boolean http) {
+            EventPublisher events, boolean http) {
         this.store = store;
         this.policy = policy;
         this.key = key;

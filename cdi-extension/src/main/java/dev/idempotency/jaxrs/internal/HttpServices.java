@@ -1,6 +1,6 @@
 package dev.idempotency.jaxrs.internal;
 
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.store.ReplayCache;
@@ -18,5 +18,5 @@ import dev.idempotency.tokens.TokenRegistry;
  * @param claims where an admitted request's claim travels
  */
 public record HttpServices(IdempotencyStore store, LibrarySettings settings, ReplayCache replayCache,
-        OutcomeEvents events, TokenRegistry tokens, AdmittedClaims claims) {
+        EventPublisher events, TokenRegistry tokens, AdmittedClaims claims) {
 }

@@ -14,7 +14,7 @@ import jakarta.ws.rs.core.Response;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.HttpClaim;
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopedKey;
@@ -42,7 +42,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final HttpEndpoint endpoint;
     private final IdempotencyPolicy policy;
     private final ReplayCache replayCache;
-    private final OutcomeEvents events;
+    private final EventPublisher events;
     private final TokenRegistry tokens;
 
     /**

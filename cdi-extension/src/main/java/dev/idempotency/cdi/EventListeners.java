@@ -2,7 +2,7 @@ package dev.idempotency.cdi;
 
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.internal.Messages;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -21,9 +21,9 @@ import java.util.logging.Logger;
  * server has MicroProfile Metrics and {@code idempotency.metrics.enabled} is not {@code false}
  * (then the extension added {@link MicroProfileMetricsCounters} as a bean).
  */
-final class OutcomeListeners {
+final class EventListeners {
 
-    private static final Logger LOG = Logger.getLogger(OutcomeListeners.class.getName());
+    private static final Logger LOG = Logger.getLogger(EventListeners.class.getName());
     private static final String METRIC_REGISTRY = "org.eclipse.microprofile.metrics.MetricRegistry";
 
     /**
@@ -32,7 +32,7 @@ final class OutcomeListeners {
      */
     static boolean metricsApiPresent() {
         try {
-            Class.forName(METRIC_REGISTRY, false, OutcomeListeners.class.getClassLoader());
+            Class.forName(METRIC_REGISTRY, false, EventListeners.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             LOG.fine(() -> Messages.metricsUnavailable("the MicroProfile Metrics API is not on the class path"));
@@ -40,7 +40,7 @@ final class OutcomeListeners {
         }
     }
 
-    private OutcomeListeners() {
+    private EventListeners() {
     }
 
     /**
@@ -48,7 +48,7 @@ final class OutcomeListeners {
      * @param metrics whether the extension added the metrics counters as a bean
      * @return the listeners found
      */
-    static OutcomeEvents resolve(BeanManager beanManager, boolean metrics) {
+    static EventPublisher resolve(BeanManager beanManager, boolean metrics) {
         List<Consumer<IdempotencyEvent>> listeners = new ArrayList<>();
         Set<ObserverMethod<? super IdempotencyEvent>> observers = beanManager.resolveObserverMethods(
                 new IdempotencyEvent(IdempotencyOutcome.CLAIMED, "", "", false));
@@ -75,6 +75,6 @@ final class OutcomeListeners {
                 LOG.log(Level.INFO, Messages.metricsUnavailable("the MetricRegistry could not be obtained"), e);
             }
         }
-        return new OutcomeEvents(listeners);
+        return new EventPublisher(listeners);
     }
 }

@@ -12,18 +12,18 @@ import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.ThrottledLog;
 
 /**
- * Reports each outcome to whoever listens: the application's CDI observers of
- * {@link IdempotencyEvent}, the metrics counters. Who listens is decided once, at start; with
+ * Publishes each {@link IdempotencyEvent} (an outcome: claimed, replayed, released...) to whoever
+ * listens: the application's CDI observers, the metrics counters. Who listens is decided once, at start; with
  * nobody listening, {@link #fire} returns at once and builds nothing.
  */
-public final class OutcomeEvents {
+public final class EventPublisher {
 
-    private static final Logger LOG = Logger.getLogger(OutcomeEvents.class.getName());
+    private static final Logger LOG = Logger.getLogger(EventPublisher.class.getName());
     /** A listener that fails on every event must not flood the log. */
     private static final ThrottledLog LISTENER_FAILURES = new ThrottledLog(LOG, 60, System::nanoTime);
 
     /** Nobody listens. */
-    public static final OutcomeEvents NONE = new OutcomeEvents(List.of());
+    public static final EventPublisher NONE = new EventPublisher(List.of());
 
     private final List<Consumer<IdempotencyEvent>> listeners;
     private final boolean listened;
@@ -32,7 +32,7 @@ public final class OutcomeEvents {
      * @param listeners notified in this order; each one's failure is logged and does not reach
      *     the others nor the caller
      */
-    public OutcomeEvents(List<Consumer<IdempotencyEvent>> listeners) {
+    public EventPublisher(List<Consumer<IdempotencyEvent>> listeners) {
         this.listeners = List.copyOf(listeners);
         this.listened = !this.listeners.isEmpty();
     }

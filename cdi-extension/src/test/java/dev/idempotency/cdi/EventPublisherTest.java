@@ -24,7 +24,7 @@ import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 
 /** The outcome events, seen by a real observer in a real CDI container (non-HTTP path). */
-class OutcomeEventsTest {
+class EventPublisherTest {
 
     @ApplicationScoped
     public static class Payments {
