@@ -2,9 +2,9 @@ package dev.idempotency;
 
 import java.security.Principal;
 
-import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.exceptions.TooManyTokensException;
+import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
  * Issues the server-side tokens that endpoints with {@link Idempotent#serverIssuedKeys()} require

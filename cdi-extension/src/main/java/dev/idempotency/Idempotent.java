@@ -10,6 +10,7 @@ import java.lang.annotation.Target;
 import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
+
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;

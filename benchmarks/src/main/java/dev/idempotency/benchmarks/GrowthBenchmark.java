@@ -24,12 +24,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.jpa.JpaRecords;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 
 /**
  * How the cost of a first execution (claim + complete, 1 KiB answer) grows with the records a

@@ -3,8 +3,8 @@ package dev.idempotency.benchmarks;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.camel.component.infinispan.remote.InfinispanRemoteConfiguration;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.component.infinispan.remote.InfinispanRemoteIdempotentRepository;
+import org.apache.camel.impl.DefaultCamelContext;
 import org.infinispan.client.hotrod.Flag;
 import org.infinispan.client.hotrod.MetadataValue;
 import org.infinispan.client.hotrod.RemoteCache;

@@ -23,12 +23,12 @@ import org.infinispan.commons.marshall.IdentityMarshaller;
 import dev.idempotency.infinispan.InfinispanConnection;
 import dev.idempotency.infinispan.InfinispanIdempotencyStore;
 import dev.idempotency.infinispan.InfinispanSettings;
-import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.jpa.JpaRecords;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 
 /**
  * What a stored record of a 1 KiB answer costs in each store, and whether the space comes back

@@ -7,8 +7,8 @@ import java.util.logging.Logger;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
 
-import dev.idempotency.internal.Messages;
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.internal.Messages;
 
 /**
  * The claim the JAX-RS filter acquired for the current request, handed to the interceptor on the

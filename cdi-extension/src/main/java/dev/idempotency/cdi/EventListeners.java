@@ -1,18 +1,20 @@
 package dev.idempotency.cdi;
 
-import dev.idempotency.IdempotencyEvent;
-import dev.idempotency.IdempotencyOutcome;
-import dev.idempotency.claim.EventPublisher;
-import dev.idempotency.internal.Messages;
-import jakarta.enterprise.event.Event;
-import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.enterprise.inject.spi.ObserverMethod;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.ObserverMethod;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.internal.Messages;
 
 /**
  * Decides once, at start, who hears about outcomes: the application's observers of

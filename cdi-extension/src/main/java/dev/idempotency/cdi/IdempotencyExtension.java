@@ -25,7 +25,6 @@ import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.BeanMethod;
 import dev.idempotency.config.ContainerSubclasses;
@@ -33,6 +32,7 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.config.ResourceMethods;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.invocation.KeyExtractor;
 import dev.idempotency.invocation.MethodPlan;

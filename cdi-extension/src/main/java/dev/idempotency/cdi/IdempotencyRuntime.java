@@ -10,11 +10,11 @@ import jakarta.inject.Inject;
 
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.TransactionBinding;
+import dev.idempotency.config.HttpOperation;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.ResourceMethods;
 import dev.idempotency.internal.Lazy;
-import dev.idempotency.config.HttpOperation;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.ReplayCache;

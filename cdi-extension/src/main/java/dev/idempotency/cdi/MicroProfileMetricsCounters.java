@@ -1,17 +1,20 @@
 package dev.idempotency.cdi;
 
-import dev.idempotency.IdempotencyEvent;
-import dev.idempotency.IdempotencyOutcome;
-import jakarta.enterprise.inject.Instance;
-import jakarta.inject.Inject;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
+
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
 
 /**
  * Counts outcomes in the application's MicroProfile Metrics registry: one counter

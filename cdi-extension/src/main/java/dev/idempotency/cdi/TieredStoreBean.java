@@ -9,9 +9,9 @@ import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 
-import dev.idempotency.store.TieredIdempotencyStore;
-import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.store.TieredIdempotencyStore;
 
 /**
  * When an application holds both store modules, adds the {@link TieredIdempotencyStore} over them

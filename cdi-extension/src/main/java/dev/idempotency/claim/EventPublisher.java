@@ -1,12 +1,12 @@
 package dev.idempotency.claim;
 
-import dev.idempotency.IdempotencyEvent;
-import dev.idempotency.IdempotencyOutcome;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.ThrottledLog;

@@ -4,9 +4,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;

@@ -8,9 +8,9 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.support.ConfigLookup;
 

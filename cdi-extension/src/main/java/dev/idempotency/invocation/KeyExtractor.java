@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 import dev.idempotency.internal.Messages;
 

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.exceptions.IdempotencyException;
-import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Hashing;
 import dev.idempotency.internal.Messages;
 

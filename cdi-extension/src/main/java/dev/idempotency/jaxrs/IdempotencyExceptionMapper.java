@@ -8,6 +8,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 
+import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
@@ -15,9 +16,8 @@ import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
-import dev.idempotency.cdi.IdempotencyRuntime;
-import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.jaxrs.internal.ProblemResponses;
+import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
  * Turns this library's exceptions that reach JAX-RS (from an {@code @Idempotent} bean a resource

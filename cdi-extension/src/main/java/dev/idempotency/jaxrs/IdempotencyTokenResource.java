@@ -9,13 +9,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 
-import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.IssuedToken;
-import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.cdi.IdempotencyRuntime;
-import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.exceptions.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.jaxrs.internal.ProblemResponses;
+import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
  * The token endpoint of the "fetch a token first, then use it once" strategy. It is not a

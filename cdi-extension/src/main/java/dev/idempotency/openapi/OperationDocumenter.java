@@ -19,10 +19,10 @@ import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
+import dev.idempotency.config.HttpOperation;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.jaxrs.IdempotencyProblem;
-import dev.idempotency.config.HttpOperation;
 
 /**
  * Adds the idempotency contract to the operations of an OpenAPI document that are

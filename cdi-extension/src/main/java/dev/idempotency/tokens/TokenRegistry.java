@@ -7,10 +7,10 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
 
-import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.IssuedToken;
-import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.exceptions.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;

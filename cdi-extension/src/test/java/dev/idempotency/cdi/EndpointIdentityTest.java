@@ -15,8 +15,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 
 /**
  * Two methods never share a key space by accident: the endpoint identity is the bean class, the

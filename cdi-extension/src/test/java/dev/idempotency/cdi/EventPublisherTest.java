@@ -16,12 +16,12 @@ import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 
 /** The outcome events, seen by a real observer in a real CDI container (non-HTTP path). */
 class EventPublisherTest {

@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
-import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.InMemoryIdempotencyStore;
 
 /** The extension on a real CDI container (Weld SE) with a real MicroProfile Config (SmallRye). */
 class IdempotencyExtensionTest {

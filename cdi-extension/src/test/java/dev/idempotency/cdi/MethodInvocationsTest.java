@@ -22,10 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 
 /** Non-HTTP {@code @Idempotent} methods on a real CDI container with the in-memory store. */

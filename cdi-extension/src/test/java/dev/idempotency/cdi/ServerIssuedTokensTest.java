@@ -17,12 +17,12 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IssuedToken;
+import dev.idempotency.exceptions.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 

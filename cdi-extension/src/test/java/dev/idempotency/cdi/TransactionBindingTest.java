@@ -18,10 +18,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.IdempotencyConflictException;
-import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyException;
 
 /**
  * Outcomes count only once the transaction around the method committed, whatever the method's

@@ -11,9 +11,9 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 class PolicyResolverTest {
 

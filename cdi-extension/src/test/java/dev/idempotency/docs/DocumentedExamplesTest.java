@@ -37,6 +37,8 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,16 +48,14 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 import org.xml.sax.InputSource;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.jaxrs.IdempotencyProblem;
 import dev.idempotency.spi.support.ConfigLookup;
-import io.smallrye.config.PropertiesConfigSource;
-import io.smallrye.config.SmallRyeConfigBuilder;
 
 /**
  * Every code block of the documentation that shows a command or a configuration is one the code,

@@ -11,8 +11,8 @@ import jakarta.jms.Message;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 
 class KeyExtractorTest {

@@ -6,7 +6,6 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.jaxrs.internal.ProblemResponses;
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
@@ -14,6 +13,7 @@ import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
+import dev.idempotency.jaxrs.internal.ProblemResponses;
 import dev.idempotency.spi.IdempotencyStoreException;
 
 /** What a problem answer tells an API client: its type and a plain sentence, never the library's internals. */

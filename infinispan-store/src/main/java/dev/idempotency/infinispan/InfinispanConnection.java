@@ -22,8 +22,8 @@ import org.infinispan.client.hotrod.exceptions.HotRodClientException;
 import org.infinispan.commons.configuration.StringConfiguration;
 import org.infinispan.commons.marshall.ProtoStreamMarshaller;
 
-import dev.idempotency.spi.support.ConfigLookup;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.support.ConfigLookup;
 
 /**
  * The store's connection to Infinispan: the application's {@link IdempotencyCacheManager} when it

@@ -14,7 +14,6 @@ import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-
 import dev.idempotency.spi.IdempotencyStoreException;
 
 /**

@@ -29,9 +29,9 @@ import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
+import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.support.ConfigLookup;
 import dev.idempotency.spi.support.TransactionGuard;
-import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
  * The JPA store's transactions, with one rule: a transaction of the store's own never begins on

@@ -2,9 +2,9 @@ package dev.idempotency.jpa;
 
 import jakarta.persistence.EntityManagerFactory;
 
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
-import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 
 /** The store contract on one real database, with the DDL shipped in the jar applied fresh. */
 abstract class JpaStoreContractTest extends IdempotencyStoreContractTest {

@@ -9,9 +9,9 @@ import jakarta.persistence.EntityManagerFactory;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.RecordState;
-import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 
 /**
  * Two nodes whose JVMs run 26 hours apart (UTC+14 and UTC-12) share one database: leases and

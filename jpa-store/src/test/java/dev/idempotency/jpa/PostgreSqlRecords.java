@@ -4,6 +4,7 @@ import jakarta.persistence.EntityManagerFactory;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 
 /** A fresh {@code idempotency_record} table on the real PostgreSQL, and the store's logic on it. */

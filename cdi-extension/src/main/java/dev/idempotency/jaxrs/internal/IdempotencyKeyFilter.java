@@ -13,8 +13,8 @@ import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
-import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopedKey;

@@ -10,9 +10,9 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
-import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.spi.StoredOutcome;
 
 /**

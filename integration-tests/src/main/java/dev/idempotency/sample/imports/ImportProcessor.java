@@ -9,8 +9,8 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 
-import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.Idempotent;
 import dev.idempotency.sample.Payment;
 import dev.idempotency.sample.PaymentLedger;
 

@@ -15,7 +15,6 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.resources.AtomicityResource;
-import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.PayaraMicroProcess;
 

@@ -12,13 +12,13 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
-import dev.idempotency.store.InMemoryIdempotencyStore;
-import dev.idempotency.store.TieredIdempotencyStore;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.InMemoryIdempotencyStore;
+import dev.idempotency.store.TieredIdempotencyStore;
 
 /**
  * An application-provided store (it wins over the store modules, as the SPI promises) that is

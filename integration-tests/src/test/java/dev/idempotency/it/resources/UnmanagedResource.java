@@ -2,13 +2,13 @@ package dev.idempotency.it.resources;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import jakarta.enterprise.inject.Vetoed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.enterprise.inject.Vetoed;
 
 import dev.idempotency.Idempotent;
 
