@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 import jakarta.annotation.PreDestroy;
@@ -26,6 +27,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 
@@ -147,7 +149,11 @@ public class RedisConnection {
     private static RedisLink open(AbstractRedisClient client, RedisSettings current) {
         Duration timeout = current.timeout();
         if (client instanceof RedisClusterClient cluster) {
-            return new RedisLink(await(cluster.connectAsync(ByteArrayCodec.INSTANCE), timeout, current), timeout);
+            // the topology first: connectAsync does not read it by itself
+            await(cluster.refreshPartitionsAsync().toCompletableFuture(), timeout, current, late -> {
+            });
+            return new RedisLink(await(cluster.connectAsync(ByteArrayCodec.INSTANCE), timeout, current,
+                    StatefulConnection::close), timeout);
         }
         if (client instanceof RedisClient single) {
             try {
@@ -159,16 +165,15 @@ public class RedisConnection {
         throw new IdempotencyStoreException(RedisMessages.unsupportedClient(client.getClass()));
     }
 
-    /** Waits at most the timeout for a connection; one that comes later is closed. */
-    private static <C extends StatefulConnection<?, ?>> C await(CompletableFuture<C> future, Duration timeout,
-            RedisSettings current) {
+    /** Waits at most the timeout for a step of connecting; what comes later is handed to {@code late}. */
+    private static <T> T await(CompletableFuture<T> future, Duration timeout, RedisSettings current, Consumer<T> late) {
         try {
             return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            future.thenAccept(StatefulConnection::close);
+            future.thenAccept(late);
             throw new IdempotencyStoreException(RedisMessages.timedOut("connect", timeout), e);
         } catch (InterruptedException e) {
-            future.thenAccept(StatefulConnection::close);
+            future.thenAccept(late);
             Thread.currentThread().interrupt();
             throw new IdempotencyStoreException(RedisMessages.interrupted("connect"), e);
         } catch (ExecutionException e) {
@@ -196,7 +201,9 @@ public class RedisConnection {
                     .timeoutOptions(timeouts)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enableAllAdaptiveRefreshTriggers()
+                            .enableAdaptiveRefreshTrigger(RefreshTrigger.MOVED_REDIRECT, RefreshTrigger.ASK_REDIRECT,
+                                    RefreshTrigger.PERSISTENT_RECONNECTS, RefreshTrigger.UNCOVERED_SLOT,
+                                    RefreshTrigger.UNKNOWN_NODE)
                             .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                             .build())
                     .build());

@@ -63,9 +63,9 @@ final class RedisCluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         for (RedisServer node : nodes) {
-            node.stop();
+            node.close();
         }
     }
 }
