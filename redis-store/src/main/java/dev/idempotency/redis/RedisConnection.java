@@ -83,9 +83,23 @@ public class RedisConnection {
         this.settings = settings;
     }
 
-    /** Validates the settings at deployment: a bad value fails it with a coded message. */
+    /**
+     * Validates the settings at deployment (a bad value fails it with a coded message), then
+     * connects once: the client's start-up (Netty, some two seconds on a small machine) is paid
+     * here rather than by the first request, and an unreachable Redis is reported early.
+     */
     void validate(@Observes @Initialized(ApplicationScoped.class) Object started) {
         settings();
+        start();
+    }
+
+    /** Connects now; a failure is logged ({@code IDEMP0830}), not thrown: the store connects again on first use. */
+    void start() {
+        try {
+            records();
+        } catch (IdempotencyStoreException e) {
+            LOG.warning(RedisMessages.notReachableAtStart(e.getMessage()));
+        }
     }
 
     /**
@@ -120,7 +134,7 @@ public class RedisConnection {
             link = null;
         }
         AbstractRedisClient client = client(current);
-        RedisLink opened = open(client, current);
+        RedisLink opened = open(client, client == ownClient ? uri(current.nodes().get(0), current) : null, current);
         try {
             opened.loadScripts();
         } catch (RuntimeException e) {
@@ -146,7 +160,7 @@ public class RedisConnection {
         return ownClient;
     }
 
-    private static RedisLink open(AbstractRedisClient client, RedisSettings current) {
+    private static RedisLink open(AbstractRedisClient client, RedisURI uri, RedisSettings current) {
         Duration timeout = current.timeout();
         if (client instanceof RedisClusterClient cluster) {
             // the topology first: connectAsync does not read it by itself
@@ -156,11 +170,15 @@ public class RedisConnection {
                     StatefulConnection::close), timeout);
         }
         if (client instanceof RedisClient single) {
-            try {
-                return new RedisLink(single.connect(ByteArrayCodec.INSTANCE), timeout);
-            } catch (RuntimeException e) {
-                throw new IdempotencyStoreException(RedisMessages.cannotConnect(current.where(), e), e);
+            if (uri == null) { // the application's client: connect to its own URI
+                try {
+                    return new RedisLink(single.connect(ByteArrayCodec.INSTANCE), timeout);
+                } catch (RuntimeException e) {
+                    throw new IdempotencyStoreException(RedisMessages.cannotConnect("the application's client", e), e);
+                }
             }
+            return new RedisLink(await(single.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture(), timeout,
+                    current, StatefulConnection::close), timeout);
         }
         throw new IdempotencyStoreException(RedisMessages.unsupportedClient(client.getClass()));
     }

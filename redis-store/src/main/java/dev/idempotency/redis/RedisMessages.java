@@ -121,4 +121,9 @@ final class RedisMessages {
     static String interrupted(String operation) {
         return "IDEMP0829: interrupted while waiting for the Redis store's answer to " + operation;
     }
+
+    static String notReachableAtStart(String why) {
+        return "IDEMP0830: the Redis store could not connect at deployment; it tries again on first use (until then"
+                + " idempotent calls fail closed): " + why;
+    }
 }
