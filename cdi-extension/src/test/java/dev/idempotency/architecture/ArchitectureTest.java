@@ -54,7 +54,7 @@ class ArchitectureTest {
     @Test
     void noOtherModuleReachesIntoTheCoresInternals() {
         List<String> found = new ArrayList<>();
-        for (String module : List.of("jpa-store", "infinispan-store", "benchmarks", "integration-tests")) {
+        for (String module : List.of("jpa-store", "infinispan-store", "redis-store", "benchmarks", "integration-tests")) {
             found.addAll(references(sources(REPOSITORY.resolve(module + "/src/main/java"), true), INTERNALS));
         }
 

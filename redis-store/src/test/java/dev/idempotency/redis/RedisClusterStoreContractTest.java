@@ -1,7 +1,13 @@
 package dev.idempotency.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
 
 /**
  * The store contract on a Redis Cluster of real servers: 3 masters and 3 replicas on loopback,
@@ -25,6 +31,24 @@ class RedisClusterStoreContractTest extends RedisContractTest {
         }
         if (cluster != null) {
             cluster.close();
+        }
+    }
+
+    @Test
+    void withWaitReplicasEveryWriteIsAcknowledgedByTheReplicaOfItsKeysMaster() {
+        RedisConnection waiting = new RedisConnection(settings(cluster.nodes.get(0).settings("idempotency.redis.uri",
+                cluster.uris(), "idempotency.redis.wait-replicas", "1", "idempotency.redis.wait-timeout", "PT2S")));
+        try {
+            IdempotencyStore store = new RedisIdempotencyStore(waiting);
+            for (int i = 0; i < 30; i++) { // keys on every master
+                String key = freshKey();
+                String owner = ((ClaimResult.Acquired) store.claim(key, "fp", LONG)).owner();
+                assertThat(store.markExecuted(key, owner, LONG, LONG)).isTrue();
+                assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+                assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+            }
+        } finally {
+            waiting.close();
         }
     }
 
