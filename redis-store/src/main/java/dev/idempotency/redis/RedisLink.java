@@ -80,7 +80,7 @@ final class RedisLink implements AutoCloseable {
         return cluster.getConnection(master.getNodeId()).async();
     }
 
-    /** Loads every script ({@code SCRIPT LOAD}; on a cluster Lettuce sends it to every node). */
+    /** Loads every script ({@code SCRIPT LOAD}; on a cluster Lettuce's cluster API fans it out; a node without it answers NOSCRIPT, handled by {@link #run}). */
     void loadScripts() {
         for (RedisScript script : RedisScript.values()) {
             String sha = await(routed.scriptLoad(script.source()), "SCRIPT LOAD", timeout);
