@@ -1,0 +1,167 @@
+package dev.idempotency.redis;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * How a record is kept in Redis: one string value, big-endian, in format {@value #FORMAT}. The
+ * head is fixed so that the Lua scripts read and write it with Redis' {@code struct} library
+ * ({@code struct.unpack('>BBi8I4Hc0Bc0', value)}); only Java reads the outcome.
+ *
+ * <pre>
+ * offset size  field
+ * 0      1     format version, 1
+ * 1      1     state: 1 in progress, 2 executed, 3 completed
+ * 2      8     deadline, server milliseconds since the epoch (signed): in progress, when the lease
+ *              ends; executed, when the outcome counts as lost; completed, 0
+ * 10     4     version: 1 at a claim, one more at every change (takeover, mark, completion)
+ * 14     2     fingerprint length f, then f bytes of UTF-8
+ * 16+f   1     owner token length o, then o bytes of UTF-8
+ * 17+f+o       the outcome, completed records only:
+ *        2     HTTP status
+ *        1     flags: bit 0 set when the body was stored
+ *        2     header count h, then h times: 2 name length, name (UTF-8), 2 value count v,
+ *              then v times: 4 value length, value (UTF-8)
+ *        4     body length b, then b bytes
+ * </pre>
+ *
+ * A later format must keep the head (the first 17+f+o bytes) as it is, so that the scripts of
+ * both versions can act on it; this version fails closed ({@code IDEMP0823}) on a format it does
+ * not know, and reads a state it does not know as executed (never free).
+ */
+final class RedisRecordFormat {
+
+    /** The format this version writes and reads. */
+    static final int FORMAT = 1;
+    static final int IN_PROGRESS = 1;
+    static final int EXECUTED = 2;
+    static final int COMPLETED = 3;
+    static final int MAX_FINGERPRINT = 0xFFFF;
+    static final int MAX_OWNER = 0xFF;
+
+    private RedisRecordFormat() {
+    }
+
+    /**
+     * @param outcome what retries get
+     * @return the outcome's bytes, appended to the head by the completion script
+     */
+    static byte[] outcome(StoredOutcome outcome) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + outcome.bodyLength());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeShort(outcome.status());
+            out.writeByte(outcome.bodyStored() ? 1 : 0);
+            Map<String, List<String>> headers = outcome.headers();
+            out.writeShort(checked("header count", headers.size(), 0xFFFF));
+            for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+                byte[] name = header.getKey().getBytes(StandardCharsets.UTF_8);
+                out.writeShort(checked("header name", name.length, 0xFFFF));
+                out.write(name);
+                out.writeShort(checked("header value count", header.getValue().size(), 0xFFFF));
+                for (String value : header.getValue()) {
+                    byte[] text = value.getBytes(StandardCharsets.UTF_8);
+                    out.writeInt(text.length);
+                    out.write(text);
+                }
+            }
+            out.writeInt(outcome.bodyLength());
+            out.write(outcome.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array stream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * @param what what is measured, for the message
+     * @param length its length
+     * @param max the most the format holds
+     * @return the length
+     * @throws IllegalArgumentException when it is over the format's limit
+     */
+    static int checked(String what, int length, int max) {
+        if (length > max) {
+            throw new IllegalArgumentException(RedisMessages.tooLong(what, length, max));
+        }
+        return length;
+    }
+
+    /**
+     * @param key the scoped, hashed key (without the prefix)
+     * @param value the stored bytes
+     * @param serverNow the server's time when the value was read, in milliseconds
+     * @return the record as the SPI reports it: an executed record past its deadline is OUTCOME_LOST
+     * @throws IdempotencyStoreException when the value is of a format this version does not read, or damaged
+     */
+    static IdempotencyRecord read(String key, byte[] value, long serverNow) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        try {
+            int format = Byte.toUnsignedInt(in.get());
+            if (format != FORMAT) {
+                throw new IdempotencyStoreException(RedisMessages.unknownFormat(format));
+            }
+            int state = Byte.toUnsignedInt(in.get());
+            long deadline = in.getLong();
+            in.getInt(); // the version: the scripts' business
+            String fingerprint = text(in, Short.toUnsignedInt(in.getShort()));
+            text(in, Byte.toUnsignedInt(in.get())); // the owner: never shown to other callers
+            if (state == IN_PROGRESS) {
+                return IdempotencyRecord.inProgress(key, fingerprint);
+            }
+            if (state == COMPLETED) {
+                return IdempotencyRecord.completed(key, fingerprint, readOutcome(in));
+            }
+            // EXECUTED, or a state of a later version: never free, lost once its deadline passed
+            return serverNow >= deadline ? IdempotencyRecord.outcomeLost(key, fingerprint)
+                    : IdempotencyRecord.executed(key, fingerprint);
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("a read", "a damaged record"), e);
+        }
+    }
+
+    private static StoredOutcome readOutcome(ByteBuffer in) {
+        int status = Short.toUnsignedInt(in.getShort());
+        boolean bodyStored = (in.get() & 1) != 0;
+        int headerCount = Short.toUnsignedInt(in.getShort());
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (int h = 0; h < headerCount; h++) {
+            String name = text(in, Short.toUnsignedInt(in.getShort()));
+            int valueCount = Short.toUnsignedInt(in.getShort());
+            List<String> values = new ArrayList<>(valueCount);
+            for (int v = 0; v < valueCount; v++) {
+                values.add(text(in, in.getInt()));
+            }
+            headers.put(name, values);
+        }
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        byte[] body = new byte[length];
+        in.get(body);
+        return bodyStored ? StoredOutcome.of(status, headers, body) : StoredOutcome.withoutBody(status, headers);
+    }
+
+    private static String text(ByteBuffer in, int length) {
+        if (length < 0 || length > in.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

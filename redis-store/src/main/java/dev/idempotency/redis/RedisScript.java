@@ -1,0 +1,141 @@
+package dev.idempotency.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The store's Lua scripts, one per operation, each one round trip on one key (so one hash slot).
+ * Every time is the Redis server's ({@code TIME} inside the script, and {@code PXAT} expiries
+ * computed from it), never an application node's. Loaded with {@code SCRIPT LOAD} when the store
+ * connects and run with {@code EVALSHA}; a server that answers {@code NOSCRIPT} (restarted,
+ * failed over, {@code SCRIPT FLUSH}) gets the script's text with {@code EVAL} on the same key,
+ * which runs it on the node that answered and caches it there again.
+ *
+ * <p>Records are in {@link RedisRecordFormat}; the scripts read and write the head with
+ * {@code struct}, and copy the identity (fingerprint and owner) byte for byte.
+ */
+enum RedisScript {
+
+    /**
+     * KEYS[1] the record; ARGV fingerprint, owner, lease ms, kept ms (the larger of lease and
+     * retention). Free key: a new claim. In progress, lease over (by the server's clock), same
+     * fingerprint: a takeover (version + 1, new owner). Anything else: the record as it is.
+     * Answers {1, now, takeover 0/1} or {0, now, record}.
+     */
+    CLAIM("claim", """
+            local v = redis.call('GET', KEYS[1])
+            local now = now_ms()
+            local version = 1
+            local takeover = 0
+            if v then
+              local h = head(v)
+              if not h or h.state ~= 1 or now < h.deadline or h.fp ~= ARGV[1] then
+                return {0, now, v}
+              end
+              version = h.version + 1
+              takeover = 1
+            end
+            redis.call('SET', KEYS[1], struct.pack(HEAD, 1, 1, now + tonumber(ARGV[3]), version,
+              #ARGV[1], ARGV[1], #ARGV[2], ARGV[2]), 'PXAT', now + tonumber(ARGV[4]))
+            return {1, now, takeover}
+            """),
+
+    /**
+     * ARGV owner, retention ms, outcome bytes. Only the owner of an in-progress or executed
+     * record, whatever its lease: completed, kept for the retention. Answers 1 or 0.
+     */
+    COMPLETE("complete", """
+            local v = redis.call('GET', KEYS[1])
+            local h = head(v)
+            if not h or (h.state ~= 1 and h.state ~= 2) or h.owner ~= ARGV[1] then
+              return 0
+            end
+            local now = now_ms()
+            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 3, 0, h.version + 1)
+              .. string.sub(v, 15, h.tail - 1) .. ARGV[3], 'PXAT', now + tonumber(ARGV[2]))
+            return 1
+            """),
+
+    /**
+     * ARGV owner, lease ms, retention ms. Only the owner of an in-progress record, whatever its
+     * lease: executed, its outcome due within the lease, kept for the retention. Answers 1 or 0.
+     */
+    MARK_EXECUTED("markExecuted", """
+            local v = redis.call('GET', KEYS[1])
+            local h = head(v)
+            if not h or h.state ~= 1 or h.owner ~= ARGV[1] then
+              return 0
+            end
+            local now = now_ms()
+            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 2, now + tonumber(ARGV[2]), h.version + 1)
+              .. string.sub(v, 15, h.tail - 1), 'PXAT', now + tonumber(ARGV[3]))
+            return 1
+            """),
+
+    /** ARGV owner. Only the owner of an in-progress or executed record: deleted. Answers 1 or 0. */
+    RELEASE("release", """
+            local h = head(redis.call('GET', KEYS[1]))
+            if not h or (h.state ~= 1 and h.state ~= 2) or h.owner ~= ARGV[1] then
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            return 1
+            """),
+
+    /** No ARGV. Answers {now} or {now, record}: the server's time judges an executed record's deadline. */
+    FIND("find", """
+            local v = redis.call('GET', KEYS[1])
+            return {now_ms(), v}
+            """);
+
+    /** What every script starts with: the server's clock and the record's head. */
+    static final String PRELUDE = """
+            local function now_ms()
+              local t = redis.call('TIME')
+              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            end
+            local HEAD = '>BBi8I4Hc0Bc0'
+            local function head(v)
+              if not v or string.byte(v, 1) ~= 1 then
+                return nil
+              end
+              local _, state, deadline, version, fp, owner, tail = struct.unpack(HEAD, v)
+              return {state = state, deadline = deadline, version = version, fp = fp, owner = owner, tail = tail}
+            end
+            """;
+
+    private final String operation;
+    private final byte[] source;
+    private final String sha;
+
+    RedisScript(String operation, String body) {
+        this.operation = operation;
+        this.source = (PRELUDE + body).getBytes(StandardCharsets.UTF_8);
+        this.sha = sha1(source);
+    }
+
+    /** @return the SPI operation it implements, for messages */
+    String operation() {
+        return operation;
+    }
+
+    /** @return the script's text */
+    byte[] source() {
+        return source.clone();
+    }
+
+    /** @return its SHA-1, as {@code SCRIPT LOAD} answers and {@code EVALSHA} takes it */
+    String sha() {
+        return sha;
+    }
+
+    private static String sha1(byte[] text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package dev.idempotency.redis;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.spi.support.ConfigLookup;
+
+/**
+ * The Redis store's settings ({@code idempotency.redis.*}), read and validated when the
+ * application starts: a bad value fails the deployment with a coded message that names the key,
+ * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0812}).
+ *
+ * @param nodes the servers: one node, or the seeds of a Redis Cluster ({@code uri}, default
+ *     {@code redis://localhost:6379})
+ * @param cluster whether the servers form a Redis Cluster ({@code cluster}; default: when several
+ *     URIs are given)
+ * @param user the ACL user ({@code user}; else the URI's, else the default user)
+ * @param password the password ({@code password}; else the URI's)
+ * @param tls whether to connect with TLS ({@code tls}, or {@code rediss://} URIs)
+ * @param timeout how long any call may take before it fails ({@code timeout}, default
+ *     {@value #DEFAULT_TIMEOUT}); also the connect timeout
+ * @param keyPrefix put before every key ({@code key-prefix}, default {@value #DEFAULT_PREFIX})
+ * @param database the database of a single node ({@code database}, default 0)
+ * @param waitReplicas how many replicas must acknowledge a claim, mark or completion
+ *     ({@code wait-replicas}, default 0: no {@code WAIT})
+ * @param waitTimeout how long {@code WAIT} may wait for them ({@code wait-timeout}, default
+ *     {@value #DEFAULT_WAIT_TIMEOUT})
+ */
+public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> user, Optional<String> password,
+        boolean tls, Duration timeout, String keyPrefix, OptionalInt database, int waitReplicas, Duration waitTimeout) {
+
+    static final String PREFIX = "idempotency.redis.";
+    static final String URI_KEY = PREFIX + "uri";
+    static final String CLUSTER = PREFIX + "cluster";
+    static final String USER = PREFIX + "user";
+    static final String PASSWORD = PREFIX + "password";
+    static final String TLS = PREFIX + "tls";
+    static final String TIMEOUT = PREFIX + "timeout";
+    static final String KEY_PREFIX = PREFIX + "key-prefix";
+    static final String DATABASE = PREFIX + "database";
+    static final String WAIT_REPLICAS = PREFIX + "wait-replicas";
+    static final String WAIT_TIMEOUT = PREFIX + "wait-timeout";
+
+    static final String DEFAULT_URI = "redis://localhost:6379";
+    static final String DEFAULT_TIMEOUT = "PT2S";
+    static final String DEFAULT_PREFIX = "idem:";
+    static final String DEFAULT_WAIT_TIMEOUT = "PT1S";
+    static final Duration MAX_TIMEOUT = Duration.ofMinutes(5);
+    static final Duration MAX_WAIT_TIMEOUT = Duration.ofMinutes(1);
+    static final int MAX_PREFIX = 64;
+    static final int MAX_WAIT_REPLICAS = 100;
+
+    /**
+     * One server as a URI gave it.
+     *
+     * @param host the host name or address
+     * @param port the port
+     * @param tls whether the URI was {@code rediss://}
+     * @param user the URI's user, if any
+     * @param password the URI's password, if any
+     */
+    public record Node(String host, int port, boolean tls, Optional<String> user, Optional<String> password) {
+        @Override
+        public String toString() {
+            return (tls ? "rediss://" : "redis://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    /** Never prints the password. */
+    @Override
+    public String toString() {
+        return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", user=" + user.orElse("-") + ", password="
+                + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", timeout=" + timeout + ", keyPrefix='"
+                + keyPrefix + "', database=" + database + ", waitReplicas=" + waitReplicas + ", waitTimeout="
+                + waitTimeout + "]";
+    }
+
+    /** @return the servers, for messages */
+    String where() {
+        return nodes.toString();
+    }
+
+    /**
+     * @param config where the settings are read
+     * @return the validated settings
+     * @throws IdempotencyDefinitionException naming the key, the value and what is allowed
+     */
+    public static RedisSettings load(ConfigLookup config) {
+        String uriValue = value(config, URI_KEY).orElse(DEFAULT_URI);
+        List<Node> nodes = new ArrayList<>();
+        for (String part : uriValue.split(",", -1)) {
+            nodes.add(node(uriValue, part.trim()));
+        }
+        Optional<String> clusterValue = value(config, CLUSTER);
+        boolean cluster = clusterValue.map(v -> bool(CLUSTER, v)).orElse(nodes.size() > 1);
+        if (nodes.size() > 1 && !cluster) {
+            throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, uriValue, CLUSTER));
+        }
+        long secure = nodes.stream().filter(Node::tls).count();
+        Optional<String> tlsValue = value(config, TLS);
+        boolean tls = tlsValue.map(v -> bool(TLS, v)).orElse(secure > 0);
+        if (secure > 0 && secure < nodes.size()) {
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(URI_KEY, uriValue, uriValue));
+        }
+        if (secure > 0 && !tls) {
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), uriValue));
+        }
+        Optional<String> user = value(config, USER);
+        Optional<String> password = config.get(PASSWORD).filter(p -> !p.isEmpty());
+        if (user.isPresent() && password.isEmpty()) {
+            throw new IdempotencyDefinitionException(RedisMessages.userWithoutPassword(USER, user.get(), PASSWORD));
+        }
+        Duration timeout = duration(config, TIMEOUT, DEFAULT_TIMEOUT, MAX_TIMEOUT, false);
+        String prefix = config.get(KEY_PREFIX).orElse(DEFAULT_PREFIX);
+        if (prefix.length() > MAX_PREFIX || !prefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}')) {
+            throw new IdempotencyDefinitionException(RedisMessages.badKeyPrefix(KEY_PREFIX, prefix, MAX_PREFIX));
+        }
+        OptionalInt database = OptionalInt.empty();
+        Optional<String> databaseValue = value(config, DATABASE);
+        if (databaseValue.isPresent()) {
+            int number = wholeNumber(databaseValue.get());
+            if (number < 0) {
+                throw new IdempotencyDefinitionException(RedisMessages.badDatabase(DATABASE, databaseValue.get()));
+            }
+            if (cluster) {
+                throw new IdempotencyDefinitionException(RedisMessages.databaseOnCluster(DATABASE, databaseValue.get()));
+            }
+            database = OptionalInt.of(number);
+        }
+        int waitReplicas = 0;
+        Optional<String> waitValue = value(config, WAIT_REPLICAS);
+        if (waitValue.isPresent()) {
+            waitReplicas = wholeNumber(waitValue.get());
+            if (waitReplicas < 0 || waitReplicas > MAX_WAIT_REPLICAS) {
+                throw new IdempotencyDefinitionException(RedisMessages.badWaitReplicas(WAIT_REPLICAS, waitValue.get(),
+                        MAX_WAIT_REPLICAS));
+            }
+        }
+        Duration waitTimeout = duration(config, WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, true);
+        return new RedisSettings(List.copyOf(nodes), cluster, user, password, tls, timeout, prefix, database,
+                waitReplicas, waitTimeout);
+    }
+
+    private static Optional<String> value(ConfigLookup config, String key) {
+        return config.get(key).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    private static Node node(String whole, String text) {
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw new IdempotencyDefinitionException(RedisMessages.badUri(URI_KEY, whole, "'" + text + "': " + e.getReason()));
+        }
+        String scheme = uri.getScheme();
+        if (scheme == null || !(scheme.equalsIgnoreCase("redis") || scheme.equalsIgnoreCase("rediss"))) {
+            throw new IdempotencyDefinitionException(RedisMessages.badUri(URI_KEY, whole,
+                    "'" + text + "' has the scheme " + scheme));
+        }
+        String host = uri.getHost();
+        if (host == null || host.isEmpty()) {
+            throw new IdempotencyDefinitionException(RedisMessages.badUri(URI_KEY, whole, "'" + text + "' names no host"));
+        }
+        if ((uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IdempotencyDefinitionException(RedisMessages.uriWithPathOrQuery(URI_KEY, whole));
+        }
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port = uri.getPort() == -1 ? 6379 : uri.getPort();
+        Optional<String> user = Optional.empty();
+        Optional<String> password = Optional.empty();
+        String userInfo = uri.getUserInfo();
+        if (userInfo != null && !userInfo.isEmpty()) {
+            int colon = userInfo.indexOf(':');
+            if (colon < 0) {
+                password = Optional.of(userInfo); // redis://secret@host: a password for the default user
+            } else {
+                user = Optional.of(userInfo.substring(0, colon)).filter(u -> !u.isEmpty());
+                password = Optional.of(userInfo.substring(colon + 1)).filter(p -> !p.isEmpty());
+            }
+        }
+        return new Node(host, port, scheme.equalsIgnoreCase("rediss"), user, password);
+    }
+
+    private static boolean bool(String key, String value) {
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IdempotencyDefinitionException(RedisMessages.badBoolean(key, value));
+    }
+
+    /** @return the number, or -1 when the text is none */
+    private static int wholeNumber(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static Duration duration(ConfigLookup config, String key, String fallback, Duration max, boolean waiting) {
+        String text = value(config, key).orElse(fallback);
+        Duration parsed;
+        try {
+            parsed = Duration.parse(text);
+        } catch (DateTimeParseException e) {
+            parsed = null;
+        }
+        if (parsed == null || parsed.toMillis() < 1 || parsed.compareTo(max) > 0) {
+            throw new IdempotencyDefinitionException(waiting ? RedisMessages.badWaitTimeout(key, text, max)
+                    : RedisMessages.badTimeout(key, text, max));
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,181 @@
+package dev.idempotency.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
+
+/**
+ * The store contract on real Redis servers, plus what is Redis' own: the record layout the
+ * scripts rely on, expiry set by the server, {@code NOSCRIPT} recovery, unknown formats failing
+ * closed. Subclasses start a single node or a cluster; the store connects as an ACL user.
+ */
+abstract class RedisContractTest extends IdempotencyStoreContractTest {
+
+    /** @return the store's connection, shared by the class's tests */
+    protected abstract RedisConnection connection();
+
+    /** Runs redis-cli as the admin on the node that holds a key (or any node, for keyless commands). */
+    protected abstract String admin(String... args);
+
+    /** Flushes the script cache of every node. */
+    protected abstract void flushScripts();
+
+    /** @return whether the node holding the key knows the script */
+    protected abstract boolean scriptKnownWhere(String redisKey, RedisScript script);
+
+    static RedisSettings settings(Map<String, String> values) {
+        return RedisSettings.load(key -> Optional.ofNullable(values.get(key)));
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return new RedisIdempotencyStore(connection());
+    }
+
+    /** Redis expires to the millisecond: half a second is plenty to wait out. */
+    @Override
+    protected Duration shortDuration() {
+        return Duration.ofMillis(500);
+    }
+
+    /** @return head fields of the stored record, read by a script of the test's own: format, state, deadline - now, version, fingerprint, owner */
+    private List<String> head(String key) {
+        String out = admin("EVAL", """
+                local v = redis.call('GET', KEYS[1])
+                local t = redis.call('TIME')
+                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                local f, s, d, n, fp, o = struct.unpack('>BBi8I4Hc0Bc0', v)
+                local left = 0
+                if d > 0 then left = d - now end
+                return {f, s, left, n, fp, o}
+                """, "1", "idem:" + key);
+        return List.of(out.split("\n"));
+    }
+
+    @Test
+    void theRecordKeepsTheDocumentedHeadThatTheScriptsRead() {
+        String key = freshKey();
+        String owner = acquire(key, "fp-layout", LONG, LONG.multipliedBy(2));
+
+        List<String> claimed = head(key);
+        assertThat(claimed.get(0)).as("format").isEqualTo("1");
+        assertThat(claimed.get(1)).as("state: in progress").isEqualTo("1");
+        assertThat(Long.parseLong(claimed.get(2))).as("lease left, server ms").isBetween(LONG.toMillis() - 5_000, LONG.toMillis());
+        assertThat(claimed.subList(3, 6)).containsExactly("1", "fp-layout", owner);
+
+        store().markExecuted(key, owner, Duration.ofMinutes(3), LONG);
+        List<String> marked = head(key);
+        assertThat(marked.get(1)).as("state: executed").isEqualTo("2");
+        assertThat(Long.parseLong(marked.get(2))).as("outcome due, server ms").isBetween(175_000L, 180_000L);
+        assertThat(marked.get(3)).as("version").isEqualTo("2");
+
+        store().complete(key, owner, sampleOutcome(), LONG);
+        List<String> completed = head(key);
+        assertThat(completed.subList(0, 6)).containsExactly("1", "3", "0", "3", "fp-layout", owner);
+    }
+
+    @Test
+    void theServerExpiresRecordsAfterTheirRetentionAndNeverAtTheLease() {
+        String key = freshKey();
+        String owner = acquire(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
+        assertThat(Long.parseLong(admin("PTTL", "idem:" + key))).as("a claim is kept for its retention")
+                .isBetween(Duration.ofHours(1).toMillis() - 5_000, Duration.ofHours(1).toMillis());
+
+        store().complete(key, owner, sampleOutcome(), Duration.ofHours(2));
+        assertThat(Long.parseLong(admin("PTTL", "idem:" + key))).as("a completion for the completion's retention")
+                .isBetween(Duration.ofHours(2).toMillis() - 5_000, Duration.ofHours(2).toMillis());
+    }
+
+    @Test
+    void aFlushedScriptCacheIsLoadedAgainByTheNextCall() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+
+        flushScripts();
+        assertThat(scriptKnownWhere("idem:" + key, RedisScript.COMPLETE)).as("flushed").isFalse();
+
+        assertThat(store().complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        assertThat(scriptKnownWhere("idem:" + key, RedisScript.COMPLETE)).as("cached again where it ran").isTrue();
+        assertThat(store().find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+        assertThat(store().claim(key, "fp", LONG)).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(store().release(freshKey(), "nobody")).isFalse();
+    }
+
+    @Test
+    void aRecordOfAFormatThisVersionDoesNotKnowFailsClosedAndIsLeftAsItIs() {
+        String key = freshKey();
+        admin("SET", "idem:" + key, "2-written-by-a-later-version");
+
+        assertThatThrownBy(() -> store().claim(key, "fp", LONG)).isInstanceOf(IdempotencyStoreException.class)
+                .hasMessageContaining("IDEMP0823").hasMessageContaining("format 50");
+        assertThatThrownBy(() -> store().find(key)).isInstanceOf(IdempotencyStoreException.class);
+        assertThat(store().release(key, "anyone")).isFalse();
+        assertThat(admin("GET", "idem:" + key)).isEqualTo("2-written-by-a-later-version");
+    }
+
+    @Test
+    void ofManyConcurrentClaimsOfOneExpiredLeaseExactlyOneSameRequestTakesItOver() throws Exception {
+        int keys = 10;
+        int threads = 16;
+        List<String> keyList = new ArrayList<>();
+        List<String> crashed = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            String key = freshKey();
+            keyList.add(key);
+            crashed.add(acquire(key, "fp", shortDuration(), LONG));
+        }
+        elapse(shortDuration());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int k = 0; k < keys; k++) {
+                String key = keyList.get(k);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<ClaimResult>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    String fingerprint = t % 2 == 0 ? "fp" : "fp-other-" + t;
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        return store().claim(key, fingerprint, LONG, LONG);
+                    }));
+                }
+                start.countDown();
+                List<ClaimResult.Acquired> acquired = new ArrayList<>();
+                for (Future<ClaimResult> result : results) {
+                    ClaimResult claim = result.get(30, TimeUnit.SECONDS);
+                    if (claim instanceof ClaimResult.Acquired a) {
+                        acquired.add(a);
+                    } else {
+                        IdempotencyRecord record = ((ClaimResult.Existing) claim).record();
+                        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+                        assertThat(record.fingerprint()).isEqualTo("fp");
+                    }
+                }
+                assertThat(acquired).as("takeovers of one expired lease").hasSize(1);
+                assertThat(acquired.get(0).takeover()).isTrue();
+                assertThat(store().complete(key, crashed.get(k), sampleOutcome(), LONG)).isFalse();
+                assertThat(store().complete(key, acquired.get(0).owner(), sampleOutcome(), LONG)).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

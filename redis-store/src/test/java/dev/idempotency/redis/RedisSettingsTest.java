@@ -1,0 +1,155 @@
+package dev.idempotency.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyDefinitionException;
+
+/** The Redis store's settings: defaults, overrides, and deployment errors that name key, value and what is allowed. */
+class RedisSettingsTest {
+
+    static RedisSettings load(Map<String, String> values) {
+        return RedisSettings.load(key -> Optional.ofNullable(values.get(key)));
+    }
+
+    static void assertRefused(Map<String, String> values, String code, String keyAndValue) {
+        assertThatThrownBy(() -> load(values)).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining(code).hasMessageContaining(keyAndValue).hasMessageContaining("allowed:");
+    }
+
+    @Test
+    void defaultsToOneLocalNodeWithAShortTimeoutAndNoReplicaWait() {
+        RedisSettings settings = load(Map.of());
+
+        assertThat(settings.nodes()).extracting(Object::toString).containsExactly("redis://localhost:6379");
+        assertThat(settings.cluster()).isFalse();
+        assertThat(settings.tls()).isFalse();
+        assertThat(settings.timeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(settings.keyPrefix()).isEqualTo("idem:");
+        assertThat(settings.database()).isEmpty();
+        assertThat(settings.waitReplicas()).isZero();
+        assertThat(settings.waitTimeout()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void severalUrisAreTheSeedsOfACluster() {
+        RedisSettings settings = load(Map.of("idempotency.redis.uri", "redis://r1:7000, redis://r2:7001"));
+
+        assertThat(settings.cluster()).isTrue();
+        assertThat(settings.nodes()).extracting(RedisSettings.Node::host).containsExactly("r1", "r2");
+        assertThat(load(Map.of("idempotency.redis.uri", "redis://r1", "idempotency.redis.cluster", "TRUE")).cluster())
+                .as("one seed, cluster=true").isTrue();
+    }
+
+    @Test
+    void takesCredentialsFromTheUriAndLetsTheSettingsReplaceThem() {
+        RedisSettings fromUri = load(Map.of("idempotency.redis.uri", "rediss://app:s%40cret@redis.internal:6380"));
+        assertThat(fromUri.nodes().get(0).user()).contains("app");
+        assertThat(fromUri.nodes().get(0).password()).contains("s@cret");
+        assertThat(fromUri.tls()).as("rediss").isTrue();
+        assertThat(fromUri.toString()).doesNotContain("s@cret");
+
+        RedisSettings fromKeys = load(Map.of("idempotency.redis.user", "idem", "idempotency.redis.password", "pw",
+                "idempotency.redis.tls", "true", "idempotency.redis.database", "3", "idempotency.redis.wait-replicas", "1",
+                "idempotency.redis.wait-timeout", "PT0.25S", "idempotency.redis.timeout", "PT0.5S",
+                "idempotency.redis.key-prefix", "payments:idem:"));
+        assertThat(fromKeys.user()).contains("idem");
+        assertThat(fromKeys.password()).contains("pw");
+        assertThat(fromKeys.toString()).doesNotContain("=pw");
+        assertThat(fromKeys.tls()).isTrue();
+        assertThat(fromKeys.database()).hasValue(3);
+        assertThat(fromKeys.waitReplicas()).isEqualTo(1);
+        assertThat(fromKeys.waitTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(fromKeys.timeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(fromKeys.keyPrefix()).isEqualTo("payments:idem:");
+    }
+
+    @Test
+    void aUriThatIsNoRedisUriFailsTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.uri", "http://r1:6379"), "IDEMP0801", "idempotency.redis.uri='http://r1:6379'");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://:6379"), "IDEMP0801", "names no host");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1:6379,"), "IDEMP0801", "idempotency.redis.uri=");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r 1"), "IDEMP0801", "'redis://r 1'");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1/2"), "IDEMP0812", "idempotency.redis.uri='redis://r1/2'");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1?timeout=5s"), "IDEMP0812", "timeout=5s");
+    }
+
+    @Test
+    void severalUrisWithClusterSetToFalseFailTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1,redis://r2", "idempotency.redis.cluster", "false"),
+                "IDEMP0802", "idempotency.redis.uri='redis://r1,redis://r2'");
+    }
+
+    @Test
+    void aSwitchThatIsNeitherTrueNorFalseFailsTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.cluster", "yes"), "IDEMP0803", "idempotency.redis.cluster='yes'");
+        assertRefused(Map.of("idempotency.redis.tls", "on"), "IDEMP0803", "idempotency.redis.tls='on'");
+    }
+
+    @Test
+    void aTimeoutThatIsNoPositiveIsoDurationFailsTheDeployment() {
+        for (String bad : new String[] {"2s", "PT0S", "-PT1S", "PT10M", "PT0.0001S"}) {
+            assertRefused(Map.of("idempotency.redis.timeout", bad), "IDEMP0804", "idempotency.redis.timeout='" + bad + "'");
+        }
+        assertRefused(Map.of("idempotency.redis.wait-timeout", "PT0S"), "IDEMP0809", "idempotency.redis.wait-timeout='PT0S'");
+        assertRefused(Map.of("idempotency.redis.wait-timeout", "1000"), "IDEMP0809", "'1000'");
+    }
+
+    @Test
+    void aKeyPrefixWithAHashTagSpacesOrTooLongFailsTheDeployment() {
+        for (String bad : new String[] {"{idem}:", "my idem:", "x".repeat(65), "idé:"}) {
+            assertRefused(Map.of("idempotency.redis.key-prefix", bad), "IDEMP0805", "idempotency.redis.key-prefix='" + bad + "'");
+        }
+        assertThat(load(Map.of("idempotency.redis.key-prefix", "")).keyPrefix()).as("no prefix at all").isEmpty();
+    }
+
+    @Test
+    void aDatabaseMustBeANumberAndOnlyOnASingleNode() {
+        assertRefused(Map.of("idempotency.redis.database", "-1"), "IDEMP0806", "idempotency.redis.database='-1'");
+        assertRefused(Map.of("idempotency.redis.database", "two"), "IDEMP0806", "'two'");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1,redis://r2", "idempotency.redis.database", "1"),
+                "IDEMP0807", "idempotency.redis.database='1'");
+    }
+
+    @Test
+    void waitReplicasMustBeAWholeNumberInRange() {
+        for (String bad : new String[] {"-1", "101", "one", "1.5"}) {
+            assertRefused(Map.of("idempotency.redis.wait-replicas", bad), "IDEMP0808",
+                    "idempotency.redis.wait-replicas='" + bad + "'");
+        }
+    }
+
+    @Test
+    void aUserWithoutAPasswordFailsTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.user", "idem"), "IDEMP0810", "idempotency.redis.user='idem'");
+    }
+
+    @Test
+    void tlsSwitchedOffForRedissUrisOrMixedSchemesFailTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.uri", "rediss://r1", "idempotency.redis.tls", "false"), "IDEMP0811",
+                "idempotency.redis.tls='false'");
+        assertRefused(Map.of("idempotency.redis.uri", "rediss://r1,redis://r2"), "IDEMP0811",
+                "idempotency.redis.uri='rediss://r1,redis://r2'");
+    }
+
+    @Test
+    void everyCodedMessageLivesInTheCatalogue() throws Exception {
+        try (var files = java.nio.file.Files.walk(java.nio.file.Path.of("src/main/java"))) {
+            assertThat(files.filter(file -> file.toString().endsWith(".java"))
+                    .filter(file -> !file.endsWith("RedisMessages.java"))
+                    .filter(file -> {
+                        try {
+                            return java.nio.file.Files.readString(file).contains("\"IDEMP");
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }).toList()).isEmpty();
+        }
+    }
+}
