@@ -190,9 +190,16 @@ public class IdempotencyExtension implements Extension {
     }
 
     void addTieredStore(@Observes AfterBeanDiscovery event, BeanManager beanManager) {
-        if (TieredStoreBean.bothLayersIn(moduleStores)) {
-            TieredStoreBean.add(event, beanManager, moduleStores, () -> settings.tieredFrontPause());
-            LOG.info(Messages.tieredStore(TieredStoreBean.FRONT, TieredStoreBean.BACK));
+        List<String> fronts = TieredStoreBean.frontsIn(moduleStores);
+        if (fronts.size() > 1) {
+            // Each would be the store, at the same priority: say which modules, not CDI's ambiguity.
+            event.addDefinitionError(new IdempotencyDefinitionException(Messages.severalRemoteStores(fronts)));
+            return;
+        }
+        String front = TieredStoreBean.frontOf(moduleStores);
+        if (front != null) {
+            TieredStoreBean.add(event, beanManager, moduleStores, front, () -> settings.tieredFrontPause());
+            LOG.info(Messages.tieredStore(front, TieredStoreBean.BACK));
         }
     }
 

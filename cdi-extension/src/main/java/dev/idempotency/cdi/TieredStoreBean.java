@@ -1,6 +1,7 @@
 package dev.idempotency.cdi;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -14,15 +15,20 @@ import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.TieredIdempotencyStore;
 
 /**
- * When an application holds both store modules, adds the {@link TieredIdempotencyStore} over them
- * as a bean: an alternative one priority above the modules, so that it is the store every
+ * When an application holds a remote store module (Infinispan or Redis) and the JPA store
+ * module, adds the {@link TieredIdempotencyStore} over them as a bean: the remote store in front,
+ * JPA behind; an alternative one priority above the modules, so that it is the store every
  * injection point gets (an application's own store of a higher priority still wins). The modules
  * are recognised by their class names: this module does not depend on them.
  */
 final class TieredStoreBean {
 
-    /** The fast layer. */
-    static final String FRONT = "dev.idempotency.infinispan.InfinispanIdempotencyStore";
+    /** The Infinispan store, a fast layer. */
+    static final String INFINISPAN = "dev.idempotency.infinispan.InfinispanIdempotencyStore";
+    /** The Redis store, a fast layer. */
+    static final String REDIS = "dev.idempotency.redis.RedisIdempotencyStore";
+    /** The fast layers, one of which goes in front. */
+    static final List<String> FRONTS = List.of(INFINISPAN, REDIS);
     /** The durable layer. */
     static final String BACK = "dev.idempotency.jpa.JpaIdempotencyStore";
 
@@ -30,16 +36,23 @@ final class TieredStoreBean {
     }
 
     static boolean isLayer(String beanClass) {
-        return FRONT.equals(beanClass) || BACK.equals(beanClass);
+        return FRONTS.contains(beanClass) || BACK.equals(beanClass);
     }
 
-    static boolean bothLayersIn(Map<String, Bean<?>> stores) {
-        return stores.containsKey(FRONT) && stores.containsKey(BACK);
+    /** @return the fast layers among the stores found, in a stable order */
+    static List<String> frontsIn(Map<String, Bean<?>> stores) {
+        return FRONTS.stream().filter(stores::containsKey).toList();
     }
 
-    static void add(AfterBeanDiscovery event, BeanManager beanManager, Map<String, Bean<?>> stores,
+    /** @return the single fast layer when a tiered store can be made of the stores found, else {@code null} */
+    static String frontOf(Map<String, Bean<?>> stores) {
+        List<String> fronts = frontsIn(stores);
+        return fronts.size() == 1 && stores.containsKey(BACK) ? fronts.get(0) : null;
+    }
+
+    static void add(AfterBeanDiscovery event, BeanManager beanManager, Map<String, Bean<?>> stores, String frontClass,
             Supplier<Duration> frontPause) {
-        Bean<?> front = stores.get(FRONT);
+        Bean<?> front = stores.get(frontClass);
         Bean<?> back = stores.get(BACK);
         event.addBean()
                 .beanClass(TieredIdempotencyStore.class)

@@ -110,7 +110,8 @@ public final class Messages {
     public static String inMemoryStoreInUse(int maxEntries) {
         return "IDEMP0201: the in-memory idempotency store is in use (max " + maxEntries
                 + " records). It is SINGLE-NODE: keys claimed on one instance are unknown to the others, and"
-                + " a restart forgets them. Add idempotency-jpa or idempotency-infinispan for several instances.";
+                + " a restart forgets them. Add idempotency-jpa, idempotency-infinispan or idempotency-redis for several"
+                + " instances.";
     }
 
     public static String storesFound(java.util.Collection<String> storeClasses) {
@@ -221,8 +222,20 @@ public final class Messages {
         return "IDEMP0318: the tiered store tries its fast layer (Infinispan) again";
     }
 
+    /**
+     * IDEMP0204: two remote store modules in one application.
+     *
+     * @param storeClasses their store classes
+     * @return the message
+     */
+    public static String severalRemoteStores(java.util.List<String> storeClasses) {
+        return "IDEMP0204: " + storeClasses.size() + " remote idempotency store modules are in the application: "
+                + String.join(" and ", storeClasses) + "; allowed: one of idempotency-infinispan and idempotency-redis"
+                + " (with or without idempotency-jpa behind it). Remove the other module's jar from the application";
+    }
+
     public static String tieredStore(String front, String back) {
-        return "IDEMP0203: both store modules are in the application: the tiered store is used, " + front
+        return "IDEMP0203: a remote store module and the JPA store module are in the application: the tiered store is used, " + front
                 + " in front (fast claims and replays) and " + back + " behind it (the durable truth, joined to the"
                 + " business transaction)";
     }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
 
 /**

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 /** The Redis store's settings: defaults, overrides, and deployment errors that name key, value and what is allowed. */
 class RedisSettingsTest {
