@@ -1,0 +1,292 @@
+package dev.idempotency.cdi;
+
+import static dev.idempotency.IdempotencyOutcome.COMPLETED;
+import static dev.idempotency.IdempotencyOutcome.RELEASED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.IdempotencyConflictException;
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.Idempotent;
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.RetryOutcomes;
+import dev.idempotency.claim.TransactionBinding;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
+import dev.idempotency.store.InMemoryIdempotencyStore;
+import dev.idempotency.store.RecordingStore;
+
+/**
+ * The claim's life bound to a JTA transaction, without a container: {@link TransactionBinding}
+ * over the fake JTA, the real in-memory store on a clock the test drives. The work counts only
+ * once its transaction committed, and an owner whose key was taken over never commits.
+ */
+class ClaimInTransactionTest {
+
+    static class Orders {
+        @Idempotent(lease = "PT10S")
+        public void place() {
+        }
+    }
+
+    /** A checked exception that the transaction commits despite ({@code dontRollbackOn}). */
+    static class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Declined() {
+            super("card declined");
+        }
+    }
+
+    private static final String KEY = "k-1";
+    private static final String FINGERPRINT = "fp-1";
+    private static final StoredOutcome PLACED = StoredOutcome.of(201, Map.of(), "placed".getBytes());
+
+    private final FakeJta jta = FakeJta.INSTANCE;
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(1_000, clock::get);
+    private final RecordingStore store = new RecordingStore(memory);
+    private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    private final IdempotencyPolicy policy;
+    private TransactionBinding binding;
+
+    ClaimInTransactionTest() throws NoSuchMethodException {
+        policy = new PolicyResolver(key -> Optional.empty()).resolve(Orders.class, Orders.class.getMethod("place"));
+    }
+
+    @BeforeEach
+    void install() {
+        FakeJta.install();
+        binding = new TransactionBinding(new TransactionGuard());
+    }
+
+    @AfterEach
+    void uninstall() {
+        jta.forget();
+        FakeJta.uninstall();
+    }
+
+    private OwnedClaim claim() {
+        ClaimResult result = store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
+        assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
+        return new OwnedClaim(store, policy, KEY, ((ClaimResult.Acquired) result).owner(),
+                new OutcomeEvents(List.of(events::add)), false);
+    }
+
+    /** @return what a retry of the same call meets */
+    private ClaimResult retry() {
+        return store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
+    }
+
+    private List<IdempotencyOutcome> outcomes() {
+        return events.stream().map(IdempotencyEvent::outcome).toList();
+    }
+
+    private void elapse(Duration duration) {
+        clock.addAndGet(duration.toNanos() + 1);
+    }
+
+    @Test
+    void aRollbackReleasesTheKeyEvenAfterTheWorkWasMarkedExecuted() {
+        OwnedClaim claim = claim();
+        AtomicInteger committed = new AtomicInteger();
+        jta.begin();
+
+        assertThat(binding.bind(claim, true, committed::incrementAndGet)).isTrue();
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+        jta.rollback();
+
+        assertThat(committed).as("onCommit").hasValue(0);
+        assertThat(claim.isOpen()).isFalse();
+        assertThat(store.calls("release")).isEqualTo(1);
+        assertThat(memory.find(KEY)).as("nothing happened: the key is free").isEmpty();
+        assertThat(outcomes()).containsExactly(RELEASED);
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aCommitRunsWhatComesAfterItAndTheOutcomeIsStoredOnce() {
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        binding.bind(claim, true, () -> claim.complete(PLACED));
+        assertThat(store.calls("complete")).as("not before the commit").isZero();
+        assertThat(jta.commit()).isTrue();
+        claim.release(); // the end of the request finds it completed
+
+        assertThat(memory.find(KEY).orElseThrow().outcome()).isEqualTo(PLACED);
+        assertThat(store.calls("release")).isZero();
+        assertThat(outcomes()).containsExactly(COMPLETED);
+    }
+
+    @Test
+    void aMethodThatThrowsInsideATransactionThatCommitsStaysExecutedAndIsNeverRunAgain() {
+        OwnedClaim claim = claim();
+        Declined declined = new Declined();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.run(claim, () -> {
+            throw declined;
+        })).as("thrown on unchanged").isSameAs(declined);
+        assertThat(store.calls("markExecuted")).as("marked just before the commit, not before").isZero();
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(claim.executed()).isTrue();
+        assertThat(claim.isOpen()).as("a mapper's answer may still be stored").isTrue();
+        claim.release(); // no answer was stored: the end of the request
+        ClaimResult during = retry();
+        elapse(policy.lease());
+        ClaimResult after = retry();
+
+        assertThat(store.calls("release")).isZero();
+        assertThat(during).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(after).as("never a second run").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) after).record(), FINGERPRINT))
+                .isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
+        assertThat(outcomes()).doesNotContain(RELEASED);
+    }
+
+    @Test
+    void aMethodThatThrowsInsideATransactionThatCommitsIsMarkedAtOnceWhereTheStoreJoinsTheTransaction() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.run(claim, () -> {
+            throw new Declined();
+        })).isInstanceOf(Declined.class);
+        assertThat(store.calls("markExecuted")).as("inside the transaction, with its writes").isEqualTo(1);
+        assertThat(jta.commit()).isTrue();
+
+        claim.release();
+        assertThat(store.calls("release")).isZero();
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+    }
+
+    @Test
+    void aMethodThatThrowsInsideATransactionThatRollsBackIsReleased() {
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.run(claim, () -> {
+            throw new IllegalStateException("out of stock");
+        })).isInstanceOf(IllegalStateException.class);
+        assertThat(claim.isOpen()).as("nothing is decided until the transaction ends").isTrue();
+        jta.rollback();
+
+        assertThat(store.calls("markExecuted")).isZero();
+        assertThat(store.calls("release")).isEqualTo(1);
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aMethodThatThrowsWithoutATransactionIsReleasedAtOnceAndItsExceptionPassesUnchanged() {
+        OwnedClaim claim = claim();
+        IllegalStateException failure = new IllegalStateException("out of stock");
+
+        assertThatThrownBy(() -> binding.run(claim, () -> {
+            throw failure;
+        })).isSameAs(failure);
+
+        assertThat(claim.isOpen()).isFalse();
+        assertThat(store.calls("release")).isEqualTo(1);
+        assertThat(outcomes()).containsExactly(RELEASED);
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void anOwnerWhoseKeyWasTakenOverCannotMarkItsWorkAndItsTransactionMustRollBack() {
+        OwnedClaim slow = claim();
+        elapse(policy.lease());
+        ClaimResult takeover = retry();
+        assertThat(takeover).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) takeover).takeover()).isTrue();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.bind(slow, true, null)).isInstanceOf(IdempotencyConflictException.class);
+
+        assertThat(jta.getRollbackOnly()).isTrue();
+        assertThat(jta.commit()).as("the slow owner's writes never commit").isFalse();
+        assertThat(memory.find(KEY).orElseThrow().state()).as("the new owner's claim is untouched")
+                .isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.complete(KEY, ((ClaimResult.Acquired) takeover).owner(), PLACED, policy.ttl())).isTrue();
+    }
+
+    @Test
+    void anOwnerWhoseKeyWasTakenOverWhileItsMethodThrewIsToldSoAndItsFailureIsKept() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim slow = claim();
+        elapse(policy.lease());
+        retry();
+        Declined declined = new Declined();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.run(slow, () -> {
+            throw declined;
+        })).isInstanceOf(IdempotencyConflictException.class).hasSuppressedException(declined);
+
+        assertThat(jta.commit()).isFalse();
+    }
+
+    @Test
+    void theCommitOfAnOwnerWhoseKeyWasTakenOverBeforeItsMethodThrewFailsWhereTheMarkWaitsForTheCommit() {
+        OwnedClaim slow = claim();
+        elapse(policy.lease());
+        retry();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.run(slow, () -> {
+            throw new Declined();
+        })).as("not known yet: the mark is made just before the commit").isInstanceOf(Declined.class);
+
+        assertThat(jta.commit()).as("refused at the mark").isFalse();
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+    }
+
+    @Test
+    void withoutATransactionBindReturnsFalseAndLeavesTheClaimToTheCaller() {
+        OwnedClaim claim = claim();
+        AtomicInteger committed = new AtomicInteger();
+
+        assertThat(binding.bind(claim, true, committed::incrementAndGet)).isFalse();
+
+        FakeJta.uninstall();
+        assertThat(new TransactionBinding(new TransactionGuard()).bind(claim, true, committed::incrementAndGet))
+                .as("no JNDI at all").isFalse();
+        assertThat(committed).hasValue(0);
+        assertThat(claim.isOpen()).isTrue();
+        assertThat(store.calls("markExecuted")).isZero();
+    }
+
+    @Test
+    void workInATransactionAlreadyMarkedRollbackOnlyIsNotMarkedAndIsReleasedWithTheRollback() {
+        OwnedClaim claim = claim();
+        jta.begin();
+        jta.setRollbackOnly();
+
+        assertThat(binding.bind(claim, true, null)).isTrue();
+        assertThat(store.calls("markExecuted")).isZero();
+        assertThat(jta.commit()).isFalse();
+
+        assertThat(store.calls("release")).isEqualTo(1);
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+}

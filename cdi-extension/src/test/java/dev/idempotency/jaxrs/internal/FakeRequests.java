@@ -1,0 +1,529 @@
+package dev.idempotency.jaxrs.internal;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.StringReader;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.AbstractMultivaluedMap;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.Idempotent;
+import dev.idempotency.cdi.CurrentHttpClaim;
+import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.config.LibrarySettings;
+import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.store.InMemoryIdempotencyStore;
+import dev.idempotency.store.RecordingStore;
+import dev.idempotency.store.ReplayCache;
+import dev.idempotency.tokens.TokenRegistry;
+
+/**
+ * In-JVM stand-ins for what a JAX-RS container hands the library's filters (request, response and
+ * writer contexts, {@link UriInfo}, {@link SecurityContext}), and a {@link Server} that takes one
+ * request through them as a container does: the key filter, then the resource method (seen by the
+ * CDI interceptor, which marks the claim entered), then the response filter, then the writer
+ * interceptor around a body writer. Each fake answers the few methods the library calls and
+ * throws on any other, so that a new dependency on the container shows up here first.
+ */
+final class FakeRequests {
+
+    static final String KEY = "Idempotency-Key";
+    static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    private FakeRequests() {
+    }
+
+    /** The resource class whose {@code @Idempotent} methods the tests' endpoints stand for. */
+    @Idempotent(lease = "PT10S")
+    static class Payments {
+        public Response create(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", failOpen = true)
+        public Response createOrRunUnprotected(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", pinServerErrors = true)
+        public Response createPinningServerErrors(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", required = false)
+        public Response createWithOptionalKey(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", serverIssuedKeys = true)
+        public Response createWithIssuedToken(String body) {
+            return null;
+        }
+    }
+
+    /**
+     * @param method a method of {@link Payments}
+     * @param async whether it answers asynchronously
+     * @param intercepted whether the CDI interceptor sees it
+     * @return the endpoint, its policy resolved as at deployment (no configuration)
+     */
+    static HttpEndpoint endpoint(String method, boolean async, boolean intercepted) {
+        try {
+            Method resourceMethod = Payments.class.getMethod(method, String.class);
+            return new HttpEndpoint(new PolicyResolver(key -> Optional.empty()).resolve(Payments.class, resourceMethod),
+                    resourceMethod, async, intercepted);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /**
+     * @param pathAndQuery e.g. {@code /payments?currency=eur}
+     * @param body the request body
+     * @return a POST request
+     */
+    static Request post(String pathAndQuery, String body) {
+        return new Request("POST", URI.create("http://localhost:8080" + pathAndQuery),
+                body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** One request, as the container shows it to a filter. */
+    static final class Request {
+        final String method;
+        final URI uri;
+        final MultivaluedMap<String, String> headers = caseInsensitive();
+        final Map<String, Object> properties = new LinkedHashMap<>();
+        /** The request's own request-scoped claim holder, as CDI keeps one per request. */
+        final CurrentHttpClaim scoped = new CurrentHttpClaim();
+        InputStream entity;
+        Principal principal;
+        Response aborted;
+        final ContainerRequestContext context;
+
+        private Request(String method, URI uri, byte[] body) {
+            this.method = method;
+            this.uri = uri;
+            this.entity = new ByteArrayInputStream(body);
+            Map<String, Reply> answers = new HashMap<>();
+            answers.put("getHeaders", args -> headers);
+            answers.put("getHeaderString", args -> joined(headers.get((String) args[0])));
+            answers.put("getEntityStream", args -> entity);
+            answers.put("setEntityStream", args -> {
+                entity = (InputStream) args[0];
+                return null;
+            });
+            answers.put("hasEntity", args -> entity != null);
+            answers.put("getMethod", args -> this.method);
+            answers.put("getUriInfo", args -> fake(UriInfo.class, Map.of(
+                    "getRequestUri", none -> this.uri,
+                    "getPath", none -> this.uri.getPath())));
+            answers.put("getSecurityContext", args -> fake(SecurityContext.class, Map.of(
+                    "getUserPrincipal", none -> principal,
+                    "isUserInRole", role -> false,
+                    "isSecure", none -> false)));
+            answers.put("abortWith", args -> {
+                if (aborted != null) {
+                    throw new IllegalStateException("aborted twice");
+                }
+                aborted = (Response) args[0];
+                return null;
+            });
+            answers.put("getProperty", args -> properties.get((String) args[0]));
+            answers.put("setProperty", args -> {
+                if (args[1] == null) {
+                    properties.remove((String) args[0]);
+                } else {
+                    properties.put((String) args[0], args[1]);
+                }
+                return null;
+            });
+            answers.put("removeProperty", args -> properties.remove((String) args[0]));
+            answers.put("getPropertyNames", args -> List.copyOf(properties.keySet()));
+            this.context = fake(ContainerRequestContext.class, answers);
+        }
+
+        /** @param key the {@code Idempotency-Key} header to send (once more, if called twice) */
+        Request key(String key) {
+            headers.add(KEY, key);
+            return this;
+        }
+
+        Request header(String name, String value) {
+            headers.add(name, value);
+            return this;
+        }
+
+        /** @param user the authenticated caller */
+        Request as(String user) {
+            principal = () -> user;
+            return this;
+        }
+
+        /** @return the claim the filter admitted this request under, or {@code null} */
+        HttpClaim claim() {
+            return AdmittedClaims.of(context);
+        }
+    }
+
+    /** What the client received. */
+    static final class Answer {
+        final int status;
+        final Map<String, List<String>> headers;
+        final byte[] body;
+        /** What the body writer (or the interceptor around it) threw, or {@code null}. */
+        final Exception writeFailure;
+
+        Answer(int status, Map<String, List<String>> headers, byte[] body, Exception writeFailure) {
+            this.status = status;
+            this.headers = headers;
+            this.body = body;
+            this.writeFailure = writeFailure;
+        }
+
+        /** @return the header's first value, or {@code null} */
+        String header(String name) {
+            List<String> values = headers.get(name);
+            return values == null || values.isEmpty() ? null : values.get(0);
+        }
+
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        /** @return the problem+json body (after checking the media type) */
+        JsonObject problem() {
+            if (!ProblemResponses.PROBLEM_JSON.equals(header(HttpHeaders.CONTENT_TYPE))) {
+                throw new AssertionError("not a problem answer: " + status + " " + headers + " " + text());
+            }
+            return Json.createReader(new StringReader(text())).readObject();
+        }
+
+        /** @return the last segment of the problem's type URI, e.g. {@code key-reused} */
+        String problemType() {
+            String type = problem().getString("type");
+            return type.substring(type.lastIndexOf('/') + 1);
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + headers + " " + text();
+        }
+    }
+
+    /**
+     * A container with one {@code @Idempotent} resource method: the library's filters registered
+     * as {@link dev.idempotency.jaxrs.IdempotencyFeature} does.
+     */
+    static final class Server {
+        private final IdempotencyKeyFilter filter;
+        private final OutcomeRecorder recorder;
+        private final HttpEndpoint endpoint;
+        private final RequestScope scope;
+        private int executions;
+
+        /**
+         * @param services built by the test, with {@code new AdmittedClaims(Server.requestScope())}
+         * @param scope the client proxy those claims were built with
+         * @param endpoint the resource method
+         */
+        Server(HttpServices services, RequestScope scope, HttpEndpoint endpoint) {
+            this.filter = new IdempotencyKeyFilter(services, endpoint);
+            this.recorder = new OutcomeRecorder(services.settings(), endpoint);
+            this.endpoint = endpoint;
+            this.scope = scope;
+        }
+
+        /** @return a stand-in for the client proxy of the request-scoped {@link CurrentHttpClaim} */
+        static RequestScope requestScope() {
+            return new RequestScope();
+        }
+
+        /** @return how often the resource method ran */
+        int executions() {
+            return executions;
+        }
+
+        /**
+         * @param request a request
+         * @param resource the resource method: the request body in, the answer out
+         * @return what the client got
+         */
+        Answer send(Request request, Function<String, Response> resource) {
+            return start(request).finish(resource);
+        }
+
+        /**
+         * Runs the request filter alone: the resource method has not answered yet.
+         *
+         * @param request a request
+         * @return the exchange, to be finished
+         */
+        Exchange start(Request request) {
+            scope.active = request;
+            try {
+                filter.filter(request.context);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            } finally {
+                scope.active = null;
+            }
+            return new Exchange(request);
+        }
+
+        /** One request on its way through the container. */
+        final class Exchange {
+            private final Request request;
+
+            private Exchange(Request request) {
+                this.request = request;
+            }
+
+            /** @return whether the key filter answered the request itself */
+            boolean aborted() {
+                return request.aborted != null;
+            }
+
+            /** Runs the resource method (unless the filter answered) and writes the answer. */
+            Answer finish(Function<String, Response> resource) {
+                return finish(resource, -1);
+            }
+
+            /**
+             * As {@link #finish(Function)}, but the body writer fails (the client went away) after
+             * so many bytes.
+             */
+            Answer finishWithWriterFailingAfter(int bytes, Function<String, Response> resource) {
+                return finish(resource, bytes);
+            }
+
+            /**
+             * The container answers before the resource method is entered (its parameters could
+             * not be read, 415, a later filter aborted).
+             */
+            Answer rejectBeforeTheMethod(Response answer) {
+                return request.aborted != null ? respond(request.aborted, -1) : respond(answer, -1);
+            }
+
+            private Answer finish(Function<String, Response> resource, int failAfter) {
+                if (request.aborted != null) {
+                    return respond(request.aborted, failAfter);
+                }
+                if (endpoint.intercepted()) {
+                    request.scoped.take(endpoint.method()); // what the CDI interceptor does first
+                }
+                String body;
+                try {
+                    body = new String(request.entity.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new AssertionError(e);
+                }
+                executions++;
+                return respond(resource.apply(body), failAfter);
+            }
+
+            private Answer respond(Response response, int failAfter) {
+                MultivaluedMap<String, Object> headers = caseInsensitive();
+                response.getHeaders().forEach((name, values) -> headers.put(name, new ArrayList<>(values)));
+                int[] status = {response.getStatus()};
+                Object entity = response.getEntity();
+                MediaType mediaType = response.getMediaType();
+                ContainerResponseContext responseContext = fake(ContainerResponseContext.class, Map.of(
+                        "getStatus", none -> status[0],
+                        "setStatus", args -> {
+                            status[0] = (Integer) args[0];
+                            return null;
+                        },
+                        "getHeaders", none -> headers,
+                        "hasEntity", none -> entity != null,
+                        "getEntity", none -> entity,
+                        "getMediaType", none -> mediaType));
+                recorder.filter(request.context, responseContext);
+
+                ByteArrayOutputStream wire = new ByteArrayOutputStream();
+                Exception failure = null;
+                if (entity != null) {
+                    OutputStream[] out = {wire};
+                    Map<String, Reply> answers = new HashMap<>();
+                    answers.put("getOutputStream", none -> out[0]);
+                    answers.put("setOutputStream", args -> {
+                        out[0] = (OutputStream) args[0];
+                        return null;
+                    });
+                    answers.put("getHeaders", none -> headers);
+                    answers.put("getMediaType", none -> mediaType);
+                    answers.put("getEntity", none -> entity);
+                    answers.put("getProperty", args -> request.properties.get((String) args[0]));
+                    answers.put("proceed", none -> {
+                        write(bytesOf(entity), out[0], failAfter);
+                        return null;
+                    });
+                    WriterInterceptorContext writerContext = fake(WriterInterceptorContext.class, answers);
+                    try {
+                        recorder.aroundWriteTo(writerContext);
+                    } catch (IOException | RuntimeException e) {
+                        failure = e; // the container logs it; the client gets what was written
+                    }
+                }
+                Map<String, List<String>> sent = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                headers.forEach((name, values) -> values.forEach(
+                        value -> sent.computeIfAbsent(name, n -> new ArrayList<>()).add(String.valueOf(value))));
+                return new Answer(status[0], sent, wire.toByteArray(), failure);
+            }
+        }
+    }
+
+    /**
+     * What the HTTP side works with, built by hand as {@link dev.idempotency.jaxrs.IdempotencyFeature}
+     * builds it from the CDI runtime: the real in-memory store on a clock the test drives (behind
+     * a {@link RecordingStore}), settings read from a map, a recording listener.
+     */
+    static final class Library {
+        final AtomicLong clock = new AtomicLong(1_000_000_000L);
+        final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(1_000, clock::get);
+        final RecordingStore store = new RecordingStore(memory);
+        final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+        /** {@code idempotency.*} settings; read when a server is made. */
+        final Map<String, String> config = new HashMap<>();
+        ReplayCache replayCache = ReplayCache.off();
+
+        /** @return a server for a synchronous, intercepted method of {@link Payments} */
+        Server server(String method) {
+            return server(method, false, true);
+        }
+
+        Server server(String method, boolean async, boolean intercepted) {
+            LibrarySettings settings = LibrarySettings.load(key -> Optional.ofNullable(config.get(key)));
+            RequestScope scope = Server.requestScope();
+            HttpServices services = new HttpServices(store, settings, replayCache,
+                    new OutcomeEvents(List.of(events::add)),
+                    new TokenRegistry(store, Duration.ofMinutes(30), 100, false),
+                    new AdmittedClaims(scope));
+            return new Server(services, scope, endpoint(method, async, intercepted));
+        }
+
+        /** @return the outcomes reported so far, in order */
+        List<IdempotencyOutcome> outcomes() {
+            return events.stream().map(IdempotencyEvent::outcome).toList();
+        }
+
+        void elapse(Duration duration) {
+            clock.addAndGet(duration.toNanos() + 1);
+        }
+    }
+
+    /**
+     * Stands for the client proxy of the request-scoped {@link CurrentHttpClaim}: calls go to the
+     * holder of the request being filtered.
+     */
+    static final class RequestScope extends CurrentHttpClaim {
+        private Request active;
+
+        @Override
+        public void set(HttpClaim claim) {
+            if (active == null) {
+                throw new IllegalStateException("no request context is active");
+            }
+            active.scoped.set(claim);
+        }
+
+        @Override
+        public HttpClaim take(Method method) {
+            if (active == null) {
+                throw new IllegalStateException("no request context is active");
+            }
+            return active.scoped.take(method);
+        }
+    }
+
+    /** What a body writer does: the bytes, in small writes, failing after {@code failAfter} bytes if not negative. */
+    private static void write(byte[] bytes, OutputStream out, int failAfter) throws IOException {
+        for (int offset = 0; offset < bytes.length; offset += 7) {
+            int length = Math.min(7, bytes.length - offset);
+            if (failAfter >= 0 && offset + length > failAfter) {
+                out.write(bytes, offset, failAfter - offset);
+                throw new IOException("broken pipe: the client went away");
+            }
+            out.write(bytes, offset, length);
+        }
+    }
+
+    private static byte[] bytesOf(Object entity) {
+        return entity instanceof byte[] bytes ? bytes : String.valueOf(entity).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String joined(List<String> values) {
+        return values == null ? null : String.join(",", values);
+    }
+
+    /** @return a header map whose names are case-insensitive, as HTTP's are */
+    static <V> MultivaluedMap<String, V> caseInsensitive() {
+        return new AbstractMultivaluedMap<>(new TreeMap<>(String.CASE_INSENSITIVE_ORDER)) {
+        };
+    }
+
+    /**
+     * @param type an interface
+     * @param answers what its methods answer, by name
+     * @return an implementation answering those, and throwing on any other method
+     */
+    static <T> T fake(Class<T> type, Map<String, Reply> answers) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            Reply reply = answers.get(method.getName());
+            if (reply != null) {
+                return reply.to(args == null ? new Object[0] : args);
+            }
+            return switch (method.getName()) {
+                case "toString" -> "fake " + type.getSimpleName();
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                default -> throw new UnsupportedOperationException(
+                        type.getSimpleName() + "." + method.getName() + " is not faked: the library calls it now");
+            };
+        };
+        return type.cast(Proxy.newProxyInstance(FakeRequests.class.getClassLoader(), new Class<?>[] {type}, handler));
+    }
+
+    /** What a faked method answers. */
+    @FunctionalInterface
+    interface Reply {
+        /**
+         * @param args the call's arguments (none: empty)
+         * @return the answer
+         * @throws Exception what the method throws (a checked one only where it declares it)
+         */
+        Object to(Object[] args) throws Exception;
+    }
+}

@@ -1,0 +1,270 @@
+package dev.idempotency.jaxrs.internal;
+
+import static dev.idempotency.IdempotencyOutcome.CLAIMED;
+import static dev.idempotency.IdempotencyOutcome.COMPLETED;
+import static dev.idempotency.IdempotencyOutcome.CONFLICT;
+import static dev.idempotency.IdempotencyOutcome.OUTCOME_LOST;
+import static dev.idempotency.IdempotencyOutcome.RELEASED;
+import static dev.idempotency.IdempotencyOutcome.REPLAYED;
+import static dev.idempotency.jaxrs.internal.FakeRequests.REPLAYED_HEADER;
+import static dev.idempotency.jaxrs.internal.FakeRequests.post;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.function.Function;
+
+import jakarta.ws.rs.core.Response;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.jaxrs.internal.FakeRequests.Answer;
+import dev.idempotency.jaxrs.internal.FakeRequests.Library;
+import dev.idempotency.jaxrs.internal.FakeRequests.Request;
+import dev.idempotency.jaxrs.internal.FakeRequests.Server;
+
+/**
+ * The response side of the HTTP contract, in this JVM: which answers are stored for the retries
+ * (and how), and which give the key back so that a retry runs again.
+ */
+class OutcomeRecorderTest {
+
+    private final Library library = new Library();
+
+    private static Request payment() {
+        return post("/payments", "{\"cents\":100}").key("k-1");
+    }
+
+    private static Function<String, Response> answering(int status, String body) {
+        return requestBody -> Response.status(status).entity(body).type("text/plain").build();
+    }
+
+    @Test
+    void aServerErrorReleasesTheKeySoThatARetryRunsAgain() {
+        Server server = library.server("create");
+
+        Answer failed = server.send(payment(), answering(500, "database down"));
+        Answer retry = server.send(payment(), answering(201, "paid"));
+        Answer again = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(failed.status).isEqualTo(500);
+        assertThat(failed.text()).as("the client still gets the error's body").isEqualTo("database down");
+        assertThat(retry.status).isEqualTo(201);
+        assertThat(retry.header(REPLAYED_HEADER)).as("it ran again").isNull();
+        assertThat(again.text()).isEqualTo("paid");
+        assertThat(server.executions()).isEqualTo(2);
+        assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED, REPLAYED);
+    }
+
+    @Test
+    void aServerErrorIsStoredAndReplayedWhereServerErrorsArePinned() {
+        Server server = library.server("createPinningServerErrors");
+
+        server.send(payment(), answering(502, "upstream failed"));
+        Answer retry = server.send(payment(), answering(201, "paid"));
+
+        assertThat(retry.status).isEqualTo(502);
+        assertThat(retry.text()).isEqualTo("upstream failed");
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aServerErrorAfterTheWorkCommittedIsStoredNotReleased() {
+        Server server = library.server("create");
+
+        Request first = payment();
+        server.send(first, requestBody -> {
+            // the interceptor marked the work executed in the transaction that committed
+            assertThat(first.claim().markExecuted()).isTrue();
+            return Response.status(500).entity("committed, then failed").build();
+        });
+        Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(retry.status).as("its writes are in: it never runs again").isEqualTo(500);
+        assertThat(retry.text()).isEqualTo("committed, then failed");
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.store.calls("release")).isZero();
+    }
+
+    @Test
+    void anAsyncEndpointsServerErrorKeepsTheKeyInProgressUntilItsLeaseEnds() {
+        Server server = library.server("create", true, true);
+
+        Answer timedOut = server.send(payment(), requestBody -> Response.status(503).build());
+        Answer meanwhile = server.send(payment(), answering(201, "paid twice"));
+        library.elapse(Duration.ofSeconds(10));
+        Answer afterTheLease = server.send(payment(), answering(201, "paid after the lease"));
+
+        assertThat(timedOut.status).as("the container's timeout").isEqualTo(503);
+        assertThat(meanwhile.status).as("the work may still be running").isEqualTo(409);
+        assertThat(afterTheLease.status).isEqualTo(201);
+        assertThat(afterTheLease.text()).isEqualTo("paid after the lease");
+        assertThat(library.outcomes()).containsExactly(CLAIMED, CONFLICT, CLAIMED, COMPLETED);
+    }
+
+    @Test
+    @Disabled("bug: on an async endpoint, a 5xx answer WITH a body (a stage completing with Response.serverError()"
+            + ".entity(..), AsyncResponse.resume of such a Response) leaves the claim open without noting its status;"
+            + " the writer interceptor then builds StoredOutcome.of(0, ..), which throws IllegalArgumentException"
+            + " ('status 0 is not an HTTP status') after holding back the body: the client never gets the body."
+            + " Had the status been noted, the interceptor would store the 5xx instead of leaving the key in progress")
+    void anAsyncEndpointsServerErrorWithABodyIsSentWholeAndKeepsTheKeyInProgress() {
+        Server server = library.server("create", true, true);
+
+        Answer failed = server.send(payment(), answering(500, "the payment provider failed"));
+        Answer meanwhile = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(failed.writeFailure).as("the writer interceptor threw").isNull();
+        assertThat(failed.status).isEqualTo(500);
+        assertThat(failed.text()).isEqualTo("the payment provider failed");
+        assertThat(meanwhile.status).as("in progress until its lease ends, as without a body").isEqualTo(409);
+        assertThat(library.store.calls("complete")).as("a 5xx is not pinned here").isZero();
+    }
+
+    @Test
+    void anErrorAnswerBeforeTheMethodWasEnteredReleasesTheKey() {
+        Server server = library.server("create");
+        Request request = payment();
+
+        Answer unsupported = server.start(request).rejectBeforeTheMethod(
+                Response.status(415).entity("unsupported media type").build());
+        Answer fixed = server.send(payment(), answering(201, "paid"));
+
+        assertThat(unsupported.status).isEqualTo(415);
+        assertThat(request.claim().entered()).isFalse();
+        assertThat(fixed.status).isEqualTo(201);
+        assertThat(fixed.header(REPLAYED_HEADER)).as("nothing had run: the fixed request runs").isNull();
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED);
+    }
+
+    @Test
+    void anErrorAnswerOfTheMethodItselfIsStored() {
+        Server server = library.server("create");
+
+        server.send(payment(), answering(400, "card declined"));
+        Answer retry = server.send(payment(), answering(201, "paid"));
+
+        assertThat(retry.status).isEqualTo(400);
+        assertThat(retry.text()).isEqualTo("card declined");
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void anEndpointTheInterceptorDoesNotSeeStoresItsAnswersErrorsIncludedSinceItCannotTellWhetherTheMethodRan() {
+        Server server = library.server("create", false, false);
+
+        server.start(payment()).rejectBeforeTheMethod(Response.status(400).entity("bad amount").build());
+        Answer retry = server.send(payment(), answering(201, "paid"));
+
+        assertThat(retry.status).isEqualTo(400);
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+
+        Request other = post("/payments", "{}").key("k-2");
+        server.send(other, answering(201, "paid"));
+        assertThat(other.claim().entered()).as("unseen by the interceptor").isFalse();
+        assertThat(server.send(post("/payments", "{}").key("k-2"), answering(201, "paid twice")).text())
+                .as("its success is stored all the same").isEqualTo("paid");
+    }
+
+    @Test
+    void anAnswerWithoutABodyIsStoredByTheResponseFilterAlone() {
+        Server server = library.server("create");
+
+        Answer first = server.send(payment(), requestBody -> Response.noContent().header("ETag", "\"v7\"").build());
+        Answer retry = server.send(payment(), answering(201, "paid"));
+
+        assertThat(first.status).isEqualTo(204);
+        assertThat(retry.status).isEqualTo(204);
+        assertThat(retry.body).isEmpty();
+        assertThat(retry.header("ETag")).isEqualTo("\"v7\"");
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aBodyLargerThanTheStoredBodyLimitIsSentWholeButRecordedWithoutIt() {
+        library.config.put("idempotency.max-stored-body-size", "16");
+        Server server = library.server("create");
+        String large = "0123456789".repeat(10);
+
+        Answer first = server.send(payment(), requestBody -> Response.status(201).entity(large)
+                .header("Location", "/payments/1").header("ETag", "\"v1\"").build());
+        Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(first.text()).as("the client gets every byte").isEqualTo(large);
+        assertThat(retry.status).isEqualTo(410);
+        assertThat(retry.problemType()).isEqualTo("response-not-stored");
+        assertThat(retry.problem().getString("detail")).contains("status 201");
+        assertThat(retry.header("Location")).as("where the created resource is").isEqualTo("/payments/1");
+        assertThat(retry.header("ETag")).isNull();
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.outcomes()).containsExactly(CLAIMED, COMPLETED, OUTCOME_LOST);
+    }
+
+    @Test
+    void aBodyOfExactlyTheStoredBodyLimitIsStored() {
+        library.config.put("idempotency.max-stored-body-size", "16");
+        Server server = library.server("create");
+
+        server.send(payment(), answering(201, "0123456789abcdef"));
+        Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(retry.status).isEqualTo(201);
+        assertThat(retry.text()).isEqualTo("0123456789abcdef");
+    }
+
+    @Test
+    void aWriterFailingMidWayReleasesTheKeyAndNoByteOfTheUnstoredAnswerLeft() {
+        Server server = library.server("create");
+
+        Answer broken = server.start(payment()).finishWithWriterFailingAfter(10, answering(201, "paid: receipt 42"));
+        Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
+
+        assertThat(broken.writeFailure).as("thrown on to the container").hasMessageContaining("broken pipe");
+        assertThat(broken.body).as("the bytes are held back until the outcome is stored").isEmpty();
+        assertThat(retry.text()).as("it runs again").isEqualTo("paid: receipt 43");
+        assertThat(retry.header(REPLAYED_HEADER)).isNull();
+        assertThat(server.executions()).isEqualTo(2);
+        assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED);
+    }
+
+    @Test
+    void aWriterFailingAfterPartOfAnUnstorableBodyWasSentNeverLetsARetryRunAgain() {
+        library.config.put("idempotency.max-stored-body-size", "16");
+        Server server = library.server("create");
+        byte[] large = new byte[100];
+        Arrays.fill(large, (byte) 'x');
+
+        Answer broken = server.start(payment()).finishWithWriterFailingAfter(50,
+                requestBody -> Response.status(201).entity(large).build());
+        Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+        assertThat(broken.writeFailure).isNotNull();
+        assertThat(broken.body.length).as("part of the answer reached the client").isGreaterThan(16);
+        assertThat(retry.status).as("recorded before the first byte left").isEqualTo(410);
+        assertThat(retry.problemType()).isEqualTo("response-not-stored");
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.store.calls("release")).isZero();
+    }
+
+    @Test
+    void theReplayOfAnAnswerIsItselfNeverRecordedAgain() {
+        Server server = library.server("create");
+        server.send(payment(), answering(201, "paid"));
+
+        server.send(payment(), answering(201, "paid twice"));
+        server.send(payment(), answering(201, "paid thrice"));
+
+        assertThat(library.store.calls("complete")).isEqualTo(1);
+        String key = ScopedKey.of(FakeRequests.endpoint("create", false, true).policy(), null, "k-1");
+        assertThat(library.memory.find(key).orElseThrow().outcome().body())
+                .isEqualTo("paid".getBytes(StandardCharsets.UTF_8));
+    }
+}
