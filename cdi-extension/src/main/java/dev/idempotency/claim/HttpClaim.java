@@ -64,7 +64,10 @@ public final class HttpClaim extends OwnedClaim {
         return result instanceof Response response && response.getStatus() >= 500 && !policy().pinServerErrors();
     }
 
-    /** @return the response status noted by the response filter */
+    /**
+     * @return the status of the response the response filter picked for storing with its body,
+     *     or {@code 0} when it picked none
+     */
     public int status() {
         return status;
     }

@@ -17,16 +17,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.IdempotencyConflictException;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
-import dev.idempotency.claim.OutcomeEvents;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
@@ -88,7 +88,7 @@ class ClaimInTransactionTest {
         ClaimResult result = store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return new OwnedClaim(store, policy, KEY, ((ClaimResult.Acquired) result).owner(),
-                new OutcomeEvents(List.of(events::add)), false);
+                new EventPublisher(List.of(events::add)), false);
     }
 
     /** @return what a retry of the same call meets */

@@ -70,7 +70,9 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
         HttpClaim claim = AdmittedClaims.of(context);
-        if (claim == null || !claim.isOpen()) {
+        // No status noted: the response filter did not pick this answer for storing (an async
+        // endpoint's 5xx, which leaves the key in progress): its body goes out as it is.
+        if (claim == null || !claim.isOpen() || claim.status() == 0) {
             context.proceed();
             return;
         }

@@ -41,8 +41,8 @@ import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.cdi.CurrentHttpClaim;
+import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
-import dev.idempotency.claim.OutcomeEvents;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.store.InMemoryIdempotencyStore;
@@ -428,7 +428,7 @@ final class FakeRequests {
             LibrarySettings settings = LibrarySettings.load(key -> Optional.ofNullable(config.get(key)));
             RequestScope scope = Server.requestScope();
             HttpServices services = new HttpServices(store, settings, replayCache,
-                    new OutcomeEvents(List.of(events::add)),
+                    new EventPublisher(List.of(events::add)),
                     new TokenRegistry(store, Duration.ofMinutes(30), 100, false),
                     new AdmittedClaims(scope));
             return new Server(services, scope, endpoint(method, async, intercepted));
