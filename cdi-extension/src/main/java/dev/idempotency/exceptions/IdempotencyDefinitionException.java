@@ -1,9 +1,7 @@
 package dev.idempotency.exceptions;
 
-import dev.idempotency.Idempotent;
-
 /**
- * A bad {@link Idempotent} definition or library setting, found at deployment. The deployment
+ * A bad {@code @Idempotent} definition or library setting, found at deployment. The deployment
  * fails with it; its message names the bean, the method, the config key, the value and what is
  * allowed.
  */

@@ -1,9 +1,7 @@
 package dev.idempotency.exceptions;
 
-import dev.idempotency.Idempotent;
-
 /**
- * The key of a first request to an endpoint with {@link Idempotent#serverIssuedKeys()} is not a
+ * The key of a first request to an endpoint with {@code @Idempotent(serverIssuedKeys = true)} is not a
  * token this application issued to the caller, or the token expired. Over HTTP this is answered
  * {@code 400} with problem type {@code unknown-token}; nothing is executed.
  */
