@@ -3,14 +3,7 @@ package dev.idempotency.infinispan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import org.infinispan.client.hotrod.RemoteCacheManager;
 import org.junit.jupiter.api.AfterAll;
@@ -18,9 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
-import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
 /**
@@ -61,54 +52,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
 
         assertThat(answer).startsWith("200 ")
                 .contains("\"_type\"", "dev.idempotency.StoredRecord", "IN_PROGRESS", "fp-rest", owner);
-    }
-
-    @Test
-    void ofManyConcurrentClaimsOfOneExpiredLeaseExactlyOneSameRequestTakesItOver() throws Exception {
-        IdempotencyStore store = createStore();
-        int keys = 20;
-        int threads = 16;
-        List<String> keyList = new ArrayList<>();
-        List<String> crashed = new ArrayList<>();
-        for (int k = 0; k < keys; k++) {
-            String key = freshKey();
-            keyList.add(key);
-            crashed.add(acquire(key, "fp", Duration.ofSeconds(1), LONG));
-        }
-        elapse(Duration.ofSeconds(1));
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            for (int k = 0; k < keys; k++) {
-                String key = keyList.get(k);
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<ClaimResult>> results = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    String fingerprint = t % 2 == 0 ? "fp" : "fp-other-" + t; // half of them another request
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        return store.claim(key, fingerprint, LONG, LONG);
-                    }));
-                }
-                start.countDown();
-                List<ClaimResult.Acquired> acquired = new ArrayList<>();
-                for (Future<ClaimResult> result : results) {
-                    ClaimResult claim = result.get(30, TimeUnit.SECONDS);
-                    if (claim instanceof ClaimResult.Acquired a) {
-                        acquired.add(a);
-                    } else {
-                        IdempotencyRecord record = ((ClaimResult.Existing) claim).record();
-                        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-                        assertThat(record.fingerprint()).isEqualTo("fp");
-                    }
-                }
-                assertThat(acquired).as("takeovers of one expired lease").hasSize(1);
-                assertThat(acquired.get(0).takeover()).isTrue();
-                assertThat(store.complete(key, crashed.get(k), sampleOutcome(), LONG)).isFalse();
-                assertThat(store.complete(key, acquired.get(0).owner(), sampleOutcome(), LONG)).isTrue();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     @Test

@@ -420,6 +420,54 @@ public abstract class IdempotencyStoreContractTest {
         }
     }
 
+    /** Crashed owners' claims, then a storm of retries after the lease: half of them the same request. */
+    @Test
+    void ofManyConcurrentClaimsOfOneExpiredLeaseExactlyOneSameRequestTakesItOver() throws Exception {
+        int keys = 10;
+        int threads = 16;
+        List<String> keyList = new ArrayList<>();
+        List<String> crashed = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            String key = freshKey();
+            keyList.add(key);
+            crashed.add(acquire(key, "fp", shortDuration(), LONG));
+        }
+        elapse(shortDuration());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int k = 0; k < keys; k++) {
+                String key = keyList.get(k);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<ClaimResult>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    String fingerprint = t % 2 == 0 ? "fp" : "fp-other-" + t;
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        return store.claim(key, fingerprint, LONG, LONG);
+                    }));
+                }
+                start.countDown();
+                List<ClaimResult.Acquired> acquired = new ArrayList<>();
+                for (Future<ClaimResult> result : results) {
+                    ClaimResult claim = result.get(30, TimeUnit.SECONDS);
+                    if (claim instanceof ClaimResult.Acquired a) {
+                        acquired.add(a);
+                    } else {
+                        IdempotencyRecord record = ((ClaimResult.Existing) claim).record();
+                        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+                        assertThat(record.fingerprint()).isEqualTo("fp");
+                    }
+                }
+                assertThat(acquired).as("takeovers of one expired lease").hasSize(1);
+                assertThat(acquired.get(0).takeover()).isTrue();
+                assertThat(store.complete(key, crashed.get(k), sampleOutcome(), LONG)).isFalse();
+                assertThat(store.complete(key, acquired.get(0).owner(), sampleOutcome(), LONG)).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void concurrentOwnersOfDistinctKeysDoNotInterfere() throws Exception {
         int threads = 8;
