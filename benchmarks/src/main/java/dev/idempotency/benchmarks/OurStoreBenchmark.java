@@ -35,6 +35,14 @@ public abstract class OurStoreBenchmark {
         return store.complete(key, claim.owner(), outcome, ttl);
     }
 
+    /** @return the key of a record claimed and completed with the 1 KiB answer (its own copy of the body) */
+    static String completeOne(IdempotencyStore store, Duration ttl) {
+        String key = new Keys().next();
+        claimAndComplete(store, key, StoredOutcome.of(Payloads.OUTCOME.status(), Payloads.OUTCOME.headers(),
+                Payloads.BODY.clone()), ttl);
+        return key;
+    }
+
     /** Completes {@link #replayKey} in {@link #store}. */
     protected void completeReplayKey() {
         replayKey = new Keys().next();

@@ -1,7 +1,10 @@
 package dev.idempotency.benchmarks;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -10,6 +13,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
@@ -27,7 +32,6 @@ import dev.idempotency.jpa.JpaIdempotencyStore;
 import dev.idempotency.jpa.JpaRecords;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.store.InMemoryIdempotencyStore;
 
 /**
@@ -42,13 +46,50 @@ final class StorageFootprint {
     private StorageFootprint() {
     }
 
-    /** @return the table of BENCHMARKS.md's "Memory and growth" */
-    static String measure() throws Exception {
+    /**
+     * @param stores the stores whose servers run
+     * @param inMemory whether to measure the in-memory store too
+     * @return the table of BENCHMARKS.md's "Memory and growth"
+     */
+    static String measure(Set<String> stores, boolean inMemory) throws Exception {
         StringBuilder table = new StringBuilder("\n### Memory and growth\n\n| store | measured | result |\n|---|---|---|\n");
-        infinispan(table);
-        jpa(table);
-        inMemory(table);
+        if (stores.contains("infinispan")) {
+            infinispan(table);
+        }
+        if (stores.contains("jpa")) {
+            jpa(table);
+        }
+        if (stores.contains("redis")) {
+            redis(table);
+        }
+        if (inMemory) {
+            inMemory(table);
+        }
         return table.toString();
+    }
+
+    /**
+     * Redis: measured by {@link RedisFootprint} in a JVM of its own, on the Redis benchmark's class
+     * path (Lettuce needs Netty 4.2, this JVM has the Hot Rod client's 4.1).
+     */
+    private static void redis(StringBuilder table) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("redis-footprint", ".md");
+        try {
+            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", StoreBenchmarks.redisClassPath(),
+                    "-D" + BenchmarkServers.REDIS_PORT + "=" + BenchmarkServers.redisPort(),
+                    RedisFootprint.class.getName(), out.toString()).inheritIO().start();
+            if (!child.waitFor(5, TimeUnit.MINUTES)) {
+                child.destroyForcibly();
+                throw new IllegalStateException("the Redis footprint did not end within 5 minutes");
+            }
+            if (child.exitValue() != 0) {
+                throw new IllegalStateException("the Redis footprint failed (exit " + child.exitValue() + ")");
+            }
+            table.append(Files.readString(out));
+        } finally {
+            Files.deleteIfExists(out);
+        }
     }
 
     private static void infinispan(StringBuilder table) {
@@ -56,7 +97,7 @@ final class StorageFootprint {
         try {
             IdempotencyStore store = new InfinispanIdempotencyStore(new InfinispanConnection(manager,
                     new InfinispanSettings("idempotency-footprint", InfinispanStoreBenchmark.CACHE_CONFIGURATION)));
-            String key = completeOne(store, OurStoreBenchmark.TTL);
+            String key = OurStoreBenchmark.completeOne(store, OurStoreBenchmark.TTL);
             RemoteCache<String, byte[]> stored = manager.<String, byte[]>getCache("idempotency-footprint").withDataFormat(
                     DataFormat.builder().valueType(MediaType.APPLICATION_PROTOSTREAM).valueMarshaller(IdentityMarshaller.INSTANCE)
                             .build());
@@ -83,14 +124,14 @@ final class StorageFootprint {
                 IdempotencyStore store = new JpaIdempotencyStore(records);
                 long empty = tableBytes(statement);
                 for (int i = 0; i < JPA_RECORDS; i++) {
-                    completeOne(store, Duration.ofSeconds(2));
+                    OurStoreBenchmark.completeOne(store, Duration.ofSeconds(2));
                 }
                 long full = tableBytes(statement);
                 Thread.sleep(2_500);
                 int purged = records.purge(1_000, Duration.ofSeconds(1), 100);
                 statement.execute("VACUUM idempotency_record");
                 for (int i = 0; i < JPA_RECORDS; i++) {
-                    completeOne(store, OurStoreBenchmark.TTL);
+                    OurStoreBenchmark.completeOne(store, OurStoreBenchmark.TTL);
                 }
                 long again = tableBytes(statement);
                 table.append(String.format(Locale.ROOT, "| JPA on PostgreSQL | table, TOAST and indexes per completed record"
@@ -111,7 +152,7 @@ final class StorageFootprint {
         int largest = 0;
         long started = System.nanoTime();
         for (int i = 0; i < MEMORY_KEYS; i++) {
-            completeOne(store, Duration.ofSeconds(1));
+            OurStoreBenchmark.completeOne(store, Duration.ofSeconds(1));
             if ((i & 0xFFFF) == 0) {
                 largest = Math.max(largest, store.size());
             }
@@ -125,14 +166,6 @@ final class StorageFootprint {
                 + " one JVM), then the ttl | at most %,d live records seen; heap %+,d MiB over the baseline when the last was"
                 + " written, %+,d MiB after the ttl, %,d records left |%n", MEMORY_KEYS, MEMORY_KEYS / seconds, largest,
                 (filled - baseline) >> 20, (after - baseline) >> 20, store.size()));
-    }
-
-    /** @return the key of a record claimed and completed with the 1 KiB answer (its own copy of the body) */
-    private static String completeOne(IdempotencyStore store, Duration ttl) {
-        String key = new Keys().next();
-        OurStoreBenchmark.claimAndComplete(store, key,
-                StoredOutcome.of(Payloads.OUTCOME.status(), Payloads.OUTCOME.headers(), Payloads.BODY.clone()), ttl);
-        return key;
     }
 
     private static long tableBytes(Statement statement) throws SQLException {

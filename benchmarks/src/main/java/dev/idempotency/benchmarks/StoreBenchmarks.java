@@ -1,6 +1,9 @@
 package dev.idempotency.benchmarks;
 
+import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,8 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -42,6 +48,12 @@ public final class StoreBenchmarks {
     private static final List<Comparison> JPA = List.of(
             new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawInsertThenUpdate", 0.7),
             new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.7));
+    private static final List<Comparison> REDIS = List.of(
+            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawSetNxPxGetThenEvalsha", 0.9),
+            new Comparison("replay look-up", "oursReplayLookup", "rawGet", 0.9),
+            new Comparison("claim + complete vs Camel add + confirm", "oursClaimAndComplete", "camelAddThenConfirm", 1.0));
+    /** every store with tables; {@code -Dbench.stores} picks some */
+    private static final Set<String> STORES = Set.of("infinispan", "jpa", "redis");
 
     private StoreBenchmarks() {
     }
@@ -49,27 +61,52 @@ public final class StoreBenchmarks {
     public static void main(String[] args) throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         StringBuilder report = new StringBuilder();
-        try (BenchmarkServers servers = BenchmarkServers.start()) {
+        Set<String> stores = stores();
+        boolean all = stores.equals(STORES);
+        try (BenchmarkServers servers = BenchmarkServers.start(stores)) {
             int[] counts = Boolean.getBoolean("bench.footprint-only") ? new int[0]
                     : Integer.getInteger("bench.threads") == null ? new int[] {1, 8}
                     : new int[] {Integer.getInteger("bench.threads")};
             for (int threads : counts) {
-                Map<String, Double> infinispan = run(InfinispanStoreBenchmark.class, threads, servers, quick);
-                Map<String, Double> jpa = run(JpaStoreBenchmark.class, threads, servers, quick);
-                table(report, "Infinispan store, " + threads + " thread" + (threads > 1 ? "s" : ""), INFINISPAN, infinispan);
-                table(report, "JPA store on PostgreSQL, " + threads + " thread" + (threads > 1 ? "s" : ""), JPA, jpa);
+                String suffix = ", " + threads + " thread" + (threads > 1 ? "s" : "");
+                if (stores.contains("infinispan")) {
+                    table(report, "Infinispan store" + suffix, INFINISPAN,
+                            run(InfinispanStoreBenchmark.class, threads, servers, quick));
+                }
+                if (stores.contains("jpa")) {
+                    table(report, "JPA store on PostgreSQL" + suffix, JPA, run(JpaStoreBenchmark.class, threads, servers, quick));
+                }
+                if (stores.contains("redis")) {
+                    table(report, "Redis store" + suffix, REDIS, run(RedisStoreBenchmark.class, threads, servers, quick));
+                }
             }
-            if (counts.length > 0 && !"false".equals(System.getProperty("bench.growth"))) {
+            if (all && counts.length > 0 && !"false".equals(System.getProperty("bench.growth"))) {
                 growth(report, runResults(GrowthBenchmark.class, 1, servers, quick));
             }
             servers.exportToThisJvm();
-            report.append(StorageFootprint.measure());
+            report.append(StorageFootprint.measure(stores, all));
         }
         Path out = Path.of("benchmarks", "target", "store-benchmarks.md");
         Files.createDirectories(out.getParent());
         Files.writeString(out, report);
         System.out.println(report);
         System.out.println("written to " + out);
+    }
+
+    /** @return the stores of {@code -Dbench.stores}, all by default */
+    private static Set<String> stores() {
+        String given = System.getProperty("bench.stores", "").trim();
+        if (given.isEmpty()) {
+            return STORES;
+        }
+        Set<String> stores = new TreeSet<>();
+        for (String store : given.split(",")) {
+            if (!STORES.contains(store.trim())) {
+                throw new IllegalArgumentException("-Dbench.stores: " + store + " is none of " + new TreeSet<>(STORES));
+            }
+            stores.add(store.trim());
+        }
+        return stores.size() == STORES.size() ? STORES : stores;
     }
 
     private static Map<String, Double> run(Class<?> benchmark, int threads, BenchmarkServers servers, boolean quick)
@@ -95,7 +132,44 @@ public final class StoreBenchmarks {
                 .timeUnit(TimeUnit.SECONDS)
                 .shouldFailOnError(true)
                 .jvmArgsAppend(forkOptions(servers).toArray(String[]::new));
-        return new Runner(options.build()).run();
+        if (benchmark != RedisStoreBenchmark.class) {
+            return new Runner(options.build()).run();
+        }
+        // JMH gives its forks this JVM's java.class.path: for the Redis fork, one with Netty 4.2
+        String classPath = System.getProperty("java.class.path");
+        System.setProperty("java.class.path", redisClassPath());
+        try {
+            return new Runner(options.build()).run();
+        } finally {
+            System.setProperty("java.class.path", classPath);
+        }
+    }
+
+    /**
+     * @return this JVM's class path without Netty (the Hot Rod client's 4.1), with Lettuce's
+     *     Netty 4.2 instead ({@code target/netty-4.2}, next to the benchmarks' jar)
+     */
+    static String redisClassPath() throws IOException {
+        List<String> entries = new ArrayList<>();
+        Path jar = null;
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path path = Path.of(entry);
+            String name = path.getFileName() == null ? "" : path.getFileName().toString();
+            if (name.startsWith("idempotency-benchmarks-") && name.endsWith(".jar")) {
+                jar = path;
+            }
+            if (!name.startsWith("netty-")) {
+                entries.add(entry);
+            }
+        }
+        Path netty = (jar == null ? Path.of("benchmarks", "target", "x.jar") : jar).toAbsolutePath().getParent()
+                .resolve("netty-4.2");
+        try (Stream<Path> jars = Files.list(netty)) {
+            jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(p -> entries.add(p.toString()));
+        } catch (NoSuchFileException e) {
+            throw new IllegalStateException(netty + " is missing: build with ./mvnw -pl benchmarks -am package", e);
+        }
+        return String.join(File.pathSeparator, entries);
     }
 
     /** @return where the servers are, and {@code bench.fork-jvm-options} (one call: JMH keeps the last) */
