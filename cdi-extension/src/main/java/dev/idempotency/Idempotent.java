@@ -96,8 +96,11 @@ public @interface Idempotent {
     /**
      * Who shares a key space. Default {@link IdempotencyScope#PRINCIPAL}: a key belongs to the
      * authenticated caller (or to all anonymous callers together) and to this endpoint, so one
-     * caller can never receive another caller's stored response. Configured values are the enum
-     * constant names; an unknown one fails the deployment.
+     * caller can never receive another caller's stored response. {@link IdempotencyScope#TENANT}
+     * and {@link IdempotencyScope#TENANT_PRINCIPAL} need {@code idempotency.tenant.source}; on a
+     * non-HTTP method only a source it has ({@code JWT_CLAIM}, {@code RESOLVER}). Configured values
+     * are the enum constant names (case-insensitive); an unknown one, or a tenant scope without a
+     * source the method can have, fails the deployment.
      *
      * @return the scope of keys
      */
@@ -188,6 +191,20 @@ public @interface Idempotent {
     boolean sharedName() default false;
 
     /**
+     * Whether unauthenticated callers may run the method. Default {@link AnonymousCallers#ALLOW}.
+     * With {@link AnonymousCallers#REJECT} an anonymous caller is refused before anything is
+     * claimed: {@code 401} with problem type {@code authentication-required} over HTTP (with
+     * {@code WWW-Authenticate: <idempotency.authentication-challenge>} when that is set), or
+     * {@link dev.idempotency.exceptions.AuthenticationRequiredException}; nothing runs. Configured
+     * values are {@code ALLOW} and {@code REJECT} (case-insensitive); anything else fails the
+     * deployment.
+     *
+     * @return what happens to anonymous callers
+     */
+    @Nonbinding
+    AnonymousCallers anonymous() default AnonymousCallers.ALLOW;
+
+    /**
      * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
      * through {@code BeanManager.resolveInterceptors}.
      */
@@ -243,6 +260,11 @@ public @interface Idempotent {
         @Override
         public boolean sharedName() {
             return false;
+        }
+
+        @Override
+        public AnonymousCallers anonymous() {
+            return AnonymousCallers.ALLOW;
         }
     }
 }

@@ -32,10 +32,13 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.config.ResourceMethods;
+import dev.idempotency.config.ScopeChecks;
+import dev.idempotency.config.TenantSource;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.invocation.KeyExtractor;
 import dev.idempotency.invocation.MethodPlan;
+import dev.idempotency.spi.IdempotencyScopeResolver;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.support.ConfigLookup;
 import dev.idempotency.store.InMemoryIdempotencyStore;
@@ -74,6 +77,9 @@ public class IdempotencyExtension implements Extension {
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
     private volatile boolean metricsCounted;
+    private final boolean jwtApiPresent = ScopeChecks.jwtApiPresent();
+    /** The first tenant-scoped method found, for the message when its tenant source cannot be had. */
+    private volatile String firstTenantScoped;
     private IdempotencyDefinitionException settingsError;
     private final List<String> definitionErrors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
@@ -136,7 +142,7 @@ public class IdempotencyExtension implements Extension {
         }
         BeanMethod beanMethod = new BeanMethod(beanClass, method);
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
-            policies.putIfAbsent(beanMethod, resolve(beanClass, method));
+            policies.putIfAbsent(beanMethod, resolve(beanClass, method, true));
             resourceMethods.add(beanMethod);
             interceptedClasses.add(beanClass);
         } else if (keyed) {
@@ -144,7 +150,7 @@ public class IdempotencyExtension implements Extension {
                 throw new IdempotencyDefinitionException(Messages.asynchronousEjb(where));
             }
             plans.putIfAbsent(beanMethod, Optional.of(MethodPlan.of(beanClass, method,
-                    resolve(beanClass, method), settings.maxKeyLength())));
+                    resolve(beanClass, method, false), settings.maxKeyLength())));
         } else if (method.isAnnotationPresent(Idempotent.class)) {
             // On a class, the annotation covers resource methods and keyed methods; on any other
             // method it would protect nothing, and silently doing nothing is the worst answer.
@@ -154,12 +160,19 @@ public class IdempotencyExtension implements Extension {
 
     /**
      * Resolves a policy and checks it against the library settings: a server-issued token must
-     * never outlive the record of its use (else it could run a second time).
+     * never outlive the record of its use (else it could run a second time); a tenant scope needs
+     * a tenant source the method can have.
+     *
+     * @param http whether the method is a JAX-RS resource method
      */
-    private IdempotencyPolicy resolve(Class<?> beanClass, Method method) {
+    private IdempotencyPolicy resolve(Class<?> beanClass, Method method, boolean http) {
         IdempotencyPolicy policy = resolver.resolve(beanClass, method);
+        String where = Messages.where(beanClass, method);
+        ScopeChecks.check(where, policy, settings, http, jwtApiPresent);
+        if (policy.tenantScoped() && firstTenantScoped == null) {
+            firstTenantScoped = where;
+        }
         if (policy.serverIssuedKeys()) {
-            String where = Messages.where(beanClass, method);
             if (policy.ttl().compareTo(settings.tokenTtl()) < 0) {
                 throw new IdempotencyDefinitionException(Messages.ttlShorterThanTokens(where, policy.ttl().toString(),
                         settings.tokenTtl()));
@@ -215,6 +228,27 @@ public class IdempotencyExtension implements Extension {
         }
     }
 
+    /**
+     * With {@code idempotency.tenant.source=RESOLVER} and a tenant-scoped method, exactly one
+     * resolver bean must resolve: checked once the beans are known, not at the first request.
+     */
+    void checkScopeResolver(@Observes AfterDeploymentValidation event, BeanManager beanManager) {
+        if (settings.tenantSource() != TenantSource.RESOLVER || firstTenantScoped == null) {
+            return;
+        }
+        Set<Bean<?>> beans = beanManager.getBeans(IdempotencyScopeResolver.class);
+        try {
+            if (beanManager.resolve(beans) != null) {
+                return;
+            }
+        } catch (jakarta.enterprise.inject.AmbiguousResolutionException e) {
+            // reported below, with the beans' names
+        }
+        event.addDeploymentProblem(new IdempotencyDefinitionException(Messages.scopeResolverNotResolvable(
+                LibrarySettings.TENANT_SOURCE, beans.stream().map(b -> b.getBeanClass().getName()).sorted().toList(),
+                firstTenantScoped)));
+    }
+
     void reportStore(@Observes AfterDeploymentValidation event) {
         if (otherStores.isEmpty()) {
             LOG.warning(Messages.inMemoryStoreInUse(settings.memoryMaxEntries()));
@@ -248,7 +282,7 @@ public class IdempotencyExtension implements Extension {
         if (known != null) {
             return known;
         }
-        IdempotencyPolicy resolved = policies.computeIfAbsent(beanMethod, m -> resolve(beanClass, method));
+        IdempotencyPolicy resolved = policies.computeIfAbsent(beanMethod, m -> resolve(beanClass, method, true));
         resourceMethods.add(beanMethod);
         return resolved;
     }
@@ -300,7 +334,7 @@ public class IdempotencyExtension implements Extension {
             boolean planned = PolicyResolver.annotationOf(owner, method).isPresent()
                     && KeyExtractor.hasKeyParameters(method) && !ResourceMethods.isResourceMethod(owner, method);
             return planned
-                    ? Optional.of(MethodPlan.of(owner, method, resolve(owner, method), settings.maxKeyLength()))
+                    ? Optional.of(MethodPlan.of(owner, method, resolve(owner, method, false), settings.maxKeyLength()))
                     : Optional.empty();
         });
     }

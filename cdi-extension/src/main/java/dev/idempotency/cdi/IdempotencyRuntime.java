@@ -5,16 +5,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.HttpOperation;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.ResourceMethods;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Lazy;
+import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.IdempotencyScopeResolver;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.ReplayCache;
@@ -47,6 +52,8 @@ public class IdempotencyRuntime {
             () -> EventListeners.resolve(beanManager, extension.metricsCounted()));
     private final Lazy<TokenRegistry> tokens = new Lazy<>(() -> new TokenRegistry(store, settings().tokenTtl(),
             settings().tokensPerPrincipal(), settings().anonymousTokens()));
+
+    private final Lazy<TenantLookup> tenants = new Lazy<>(this::chooseTenantLookup);
 
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
@@ -82,6 +89,43 @@ public class IdempotencyRuntime {
     /** @return the server-issued tokens, kept in the selected store */
     public TokenRegistry tokens() {
         return tokens.get();
+    }
+
+    /**
+     * @return where the tenant of a tenant-scoped request comes from: chosen once, at the first
+     *     use after the deployment (which checked that the source can be had)
+     */
+    public TenantLookup tenants() {
+        return tenants.get();
+    }
+
+    private TenantLookup chooseTenantLookup() {
+        LibrarySettings settings = settings();
+        return switch (settings.tenantSource()) {
+            case NONE -> TenantLookup.NONE;
+            case HEADER -> TenantLookup.header(settings.tenantHeader());
+            case HOST -> TenantLookup.host();
+            // loaded only when chosen: the MicroProfile JWT API is optional
+            case JWT_CLAIM -> JwtTenantClaim.of(beanManager, settings.tenantJwtClaim());
+            case RESOLVER -> resolver();
+        };
+    }
+
+    /**
+     * The application's resolver. The deployment made sure there is one where a bean is tenant-scoped;
+     * a resource that is no bean, met later, fails its first request with the same coded message.
+     */
+    private TenantLookup resolver() {
+        Instance<IdempotencyScopeResolver> resolvers = beanManager.createInstance().select(IdempotencyScopeResolver.class);
+        if (resolvers.isResolvable()) {
+            return TenantLookup.resolver(resolvers.get());
+        }
+        List<String> beans = beanManager.getBeans(IdempotencyScopeResolver.class).stream()
+                .map(bean -> bean.getBeanClass().getName()).sorted().toList();
+        String message = Messages.scopeResolverNotResolvable(LibrarySettings.TENANT_SOURCE, beans, "a JAX-RS resource");
+        return TenantLookup.resolver(request -> {
+            throw new IdempotencyDefinitionException(message);
+        });
     }
 
     /** @return the library settings */

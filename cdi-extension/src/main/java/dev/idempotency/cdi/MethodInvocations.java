@@ -16,14 +16,19 @@ import jakarta.interceptor.InvocationContext;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
+import dev.idempotency.claim.ScopeRequests;
 import dev.idempotency.claim.ScopedKey;
 import dev.idempotency.claim.StageInTransaction;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
+import dev.idempotency.exceptions.AuthenticationRequiredException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
+import dev.idempotency.exceptions.MissingTenantException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.invocation.MethodPlan;
@@ -57,6 +62,7 @@ public class MethodInvocations {
     private EventPublisher events;
     private TokenRegistry tokens;
     private TransactionBinding binding;
+    private TenantLookup tenants;
 
     @jakarta.annotation.PostConstruct
     void resolveOnce() {
@@ -64,6 +70,7 @@ public class MethodInvocations {
         events = runtime.outcomeEvents();
         tokens = runtime.tokens();
         binding = runtime.transactionBinding();
+        tenants = runtime.tenants();
     }
 
     @PreDestroy
@@ -78,11 +85,18 @@ public class MethodInvocations {
      * @throws Exception whatever the method throws, unchanged
      */
     public Object invoke(InvocationContext context, MethodPlan plan) throws Exception {
+        Principal caller = currentCaller.get();
+        KeySpace space = KeySpace.of(plan.policy(), tenants, ScopeRequests.withoutHttp(plan.policy().endpoint(), caller));
+        if (!space.admitted()) {
+            return refuse(plan, space.refusal() == KeySpace.Refusal.AUTHENTICATION_REQUIRED
+                    ? new AuthenticationRequiredException(Messages.authenticationRequired(plan.where()))
+                    : new MissingTenantException(Messages.missingTenant(plan.where(),
+                            runtime.settings().tenantSource().name())));
+        }
         Object[] arguments = context.getParameters();
         String rawKey = plan.keys().extract(arguments);
         String fingerprint = plan.fingerprint(codec, arguments);
-        Principal caller = currentCaller.get();
-        String key = ScopedKey.of(plan.policy(), caller, rawKey);
+        String key = space.key(plan.policy(), rawKey);
         ClaimResult claim;
         try {
             claim = runtime.store().claim(key, fingerprint, plan.policy().lease(), plan.policy().ttl());

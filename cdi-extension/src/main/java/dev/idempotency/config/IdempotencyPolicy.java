@@ -2,6 +2,7 @@ package dev.idempotency.config;
 
 import java.time.Duration;
 
+import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
 
 /**
@@ -19,8 +20,19 @@ import dev.idempotency.IdempotencyScope;
  * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
  * @param serverIssuedKeys whether keys must be tokens this application issued
  * @param sharedName whether the endpoint's explicit name is shared with other methods on purpose
+ * @param anonymous whether unauthenticated callers run or are refused
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
         IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
-        boolean serverIssuedKeys, boolean sharedName) {
+        boolean serverIssuedKeys, boolean sharedName, AnonymousCallers anonymous) {
+
+    /** @return whether keys are scoped by tenant ({@code TENANT}, {@code TENANT_PRINCIPAL}) */
+    public boolean tenantScoped() {
+        return scope == IdempotencyScope.TENANT || scope == IdempotencyScope.TENANT_PRINCIPAL;
+    }
+
+    /** @return whether an anonymous caller is refused before anything runs */
+    public boolean rejectsAnonymous() {
+        return anonymous == AnonymousCallers.REJECT;
+    }
 }

@@ -3,6 +3,7 @@ package dev.idempotency.config;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -34,12 +35,18 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param tieredFrontPause how long the tiered store leaves its fast layer alone after it failed
  * @param openApiEnabled whether {@code @Idempotent} operations are documented in the OpenAPI document
  * @param anonymousTokens whether unauthenticated callers may be issued tokens (they then share them)
+ * @param tenantSource where the tenant of a tenant-scoped request comes from
+ * @param tenantHeader the request header carrying the tenant, where the source is {@link TenantSource#HEADER}
+ * @param tenantJwtClaim the JWT claim naming the tenant, where the source is {@link TenantSource#JWT_CLAIM}
+ * @param authenticationChallenge the {@code WWW-Authenticate} value of the library's {@code 401}
+ *     answers, or {@code ""} for none
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
         int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
-        boolean anonymousTokens) {
+        boolean anonymousTokens, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
+        String authenticationChallenge) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -59,6 +66,14 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String TIERED_FRONT_PAUSE = "idempotency.tiered.front-pause";
     public static final String OPENAPI_ENABLED = "idempotency.openapi.enabled";
     public static final String ANONYMOUS_TOKENS = "idempotency.tokens.anonymous";
+    public static final String TENANT_SOURCE = "idempotency.tenant.source";
+    public static final String TENANT_HEADER = "idempotency.tenant.header";
+    public static final String TENANT_JWT_CLAIM = "idempotency.tenant.jwt-claim";
+    public static final String AUTHENTICATION_CHALLENGE = "idempotency.authentication-challenge";
+
+    /** The longest JWT claim name and {@code WWW-Authenticate} value accepted. */
+    static final int MAX_CLAIM_LENGTH = 255;
+    static final int MAX_CHALLENGE_LENGTH = 1024;
 
     /** Inside {@code @Transactional} (200), outside Fault Tolerance (4010) and Bean Validation (4800). */
     public static final int DEFAULT_INTERCEPTOR_PRIORITY = 1100;
@@ -106,7 +121,11 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.integer(TOKENS_PER_PRINCIPAL, 100, 1, Integer.MAX_VALUE),
                 reader.duration(TIERED_FRONT_PAUSE, Duration.ofSeconds(5)),
                 reader.bool(OPENAPI_ENABLED, true),
-                reader.bool(ANONYMOUS_TOKENS, false));
+                reader.bool(ANONYMOUS_TOKENS, false),
+                reader.tenantSource(),
+                reader.headerName(TENANT_HEADER, "X-Tenant-Id"),
+                reader.claimName(TENANT_JWT_CLAIM, "tenant_id"),
+                reader.challenge(AUTHENTICATION_CHALLENGE));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }
@@ -189,6 +208,49 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 return fallback;
             }
             return value;
+        }
+
+        TenantSource tenantSource() {
+            String raw = config.get(TENANT_SOURCE).map(String::trim).orElse(null);
+            if (raw == null) {
+                return TenantSource.NONE;
+            }
+            for (TenantSource source : TenantSource.values()) {
+                if (source.name().equalsIgnoreCase(raw)) {
+                    return source;
+                }
+            }
+            errors.add(Messages.invalidTenantSource(TENANT_SOURCE, raw, Arrays.toString(TenantSource.values())));
+            return TenantSource.NONE;
+        }
+
+        String claimName(String key, String fallback) {
+            String value = config.get(key).map(String::trim).orElse(fallback);
+            if (value.isEmpty() || value.length() > MAX_CLAIM_LENGTH || !printable(value, false)) {
+                errors.add(Messages.invalidClaimName(key, value, MAX_CLAIM_LENGTH));
+                return fallback;
+            }
+            return value;
+        }
+
+        /** A header value the library sends as it is: printable US-ASCII (spaces inside), no line breaks. */
+        String challenge(String key) {
+            String value = config.get(key).map(String::trim).orElse("");
+            if (value.length() > MAX_CHALLENGE_LENGTH || !printable(value, true)) {
+                errors.add(Messages.invalidChallenge(key, value, MAX_CHALLENGE_LENGTH));
+                return "";
+            }
+            return value;
+        }
+
+        private static boolean printable(String value, boolean spaces) {
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c > 0x7e || c < 0x20 || (c == ' ' && !spaces)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         Set<String> storedHeaders() {

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 
+import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
@@ -76,7 +77,8 @@ public final class PolicyResolver {
                 bool(members.where, members.value("fingerprintArguments",
                         String.valueOf(annotation.fingerprintArguments()))),
                 bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))),
-                bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))));
+                bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))),
+                anonymous(members.where, members.value("anonymous", annotation.anonymous().name())));
     }
 
     /**
@@ -169,6 +171,14 @@ public final class PolicyResolver {
                 .findFirst()
                 .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownScope(
                         where, setting.key, setting.value, Arrays.toString(IdempotencyScope.values()))));
+    }
+
+    private static AnonymousCallers anonymous(String where, Setting setting) {
+        return Arrays.stream(AnonymousCallers.values())
+                .filter(a -> a.name().equalsIgnoreCase(setting.value))
+                .findFirst()
+                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownAnonymousCallers(
+                        where, setting.key, setting.value, Arrays.toString(AnonymousCallers.values()))));
     }
 
     private interface MessageFactory {

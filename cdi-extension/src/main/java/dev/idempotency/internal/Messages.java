@@ -105,6 +105,51 @@ public final class Messages {
                 + " instead, or call a synchronous @Idempotent method from the asynchronous one";
     }
 
+    public static String invalidTenantSource(String key, String value, String allowed) {
+        return "IDEMP0122: library setting " + key + "='" + value + "' is not a tenant source; allowed: " + allowed
+                + " (case-insensitive)";
+    }
+
+    public static String invalidClaimName(String key, String value, int maxLength) {
+        return "IDEMP0123: library setting " + key + "='" + value + "' is not a JWT claim name; allowed: 1 to "
+                + maxLength + " printable US-ASCII characters without spaces, such as tenant_id or tid";
+    }
+
+    public static String invalidChallenge(String key, String value, int maxLength) {
+        return "IDEMP0124: library setting " + key + "='" + value + "' is not a WWW-Authenticate value; allowed: up to "
+                + maxLength + " printable US-ASCII characters, such as Basic realm=\"payments\" or Bearer, or nothing";
+    }
+
+    public static String tenantScopeWithoutSource(String where, String scope, String sourceKey) {
+        return "IDEMP0125: " + where + ": scope=" + scope + " needs the tenant of each request, but " + sourceKey
+                + " is not set; allowed: set " + sourceKey + " to HEADER, JWT_CLAIM, HOST or RESOLVER, or choose"
+                + " scope PRINCIPAL or ENDPOINT";
+    }
+
+    public static String tenantSourceWithoutRequest(String where, String scope, String sourceKey, String source) {
+        return "IDEMP0126: " + where + ": scope=" + scope + " on a method with @IdempotencyKey parameters, but "
+                + sourceKey + "=" + source + " takes the tenant from the HTTP request, which such a call does not have;"
+                + " allowed: " + sourceKey + "=JWT_CLAIM or RESOLVER, or scope PRINCIPAL or ENDPOINT on this method";
+    }
+
+    public static String scopeResolverNotResolvable(String sourceKey, java.util.List<String> beans, String where) {
+        return "IDEMP0127: " + sourceKey + "=RESOLVER and " + where + " is scoped by tenant, but "
+                + (beans.isEmpty() ? "no bean implements dev.idempotency.spi.IdempotencyScopeResolver"
+                        : beans.size() + " beans implement dev.idempotency.spi.IdempotencyScopeResolver: " + beans)
+                + "; allowed: exactly one such bean (or one @Alternative @Priority among them)";
+    }
+
+    public static String jwtApiMissing(String where, String scope, String sourceKey) {
+        return "IDEMP0128: " + where + ": scope=" + scope + " with " + sourceKey + "=JWT_CLAIM, but the application"
+                + " does not see the MicroProfile JWT API (org.eclipse.microprofile.jwt.JsonWebToken); allowed: a server"
+                + " with MicroProfile JWT, or another tenant source (HEADER, HOST, RESOLVER)";
+    }
+
+    public static String unknownAnonymousCallers(String where, String key, String value, String allowed) {
+        return "IDEMP0129: " + where + ": " + key + "='" + value + "' is not a choice for anonymous callers; allowed: "
+                + allowed + " (case-insensitive)";
+    }
+
     // --- 02xx: store selection ----------------------------------------------------------
 
     public static String inMemoryStoreInUse(int maxEntries) {
@@ -265,6 +310,16 @@ public final class Messages {
     public static String callerFromPrincipalBean(java.util.Set<String> anonymousNames) {
         return "IDEMP0320: Jakarta Security is not available: non-HTTP callers are taken from the CDI Principal bean,"
                 + " and a principal named one of " + new java.util.TreeSet<>(anonymousNames) + " counts as anonymous";
+    }
+
+    public static String missingTenant(String where, String source) {
+        return "IDEMP0321: " + where + ": the call has no tenant (tenant source " + source + "), and its keys are scoped"
+                + " by tenant; nothing was executed. Call it with a tenant, or choose another scope";
+    }
+
+    public static String authenticationRequired(String where) {
+        return "IDEMP0322: " + where + ": the caller is anonymous, and this method needs an authenticated caller"
+                + " (anonymous=REJECT, or a tenant taken from the credentials); nothing was executed";
     }
 
     public static String openApiNotDocumented() {

@@ -10,10 +10,12 @@ import jakarta.ws.rs.ext.Provider;
 
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.AuthenticationRequiredException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.MissingTenantException;
 import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 import dev.idempotency.jaxrs.internal.ProblemResponses;
@@ -21,7 +23,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
  * Turns this library's exceptions that reach JAX-RS (from an {@code @Idempotent} bean a resource
- * calls) into the same problem answers as the HTTP contract: 409, 422, 400 and 503. The client
+ * calls) into the same problem answers as the HTTP contract: 409, 422, 400, 401 and 503. The client
  * gets the problem's type and a plain sentence; the exception's coded message (bean, method, key
  * hash) stays in the server's log.
  */
@@ -31,6 +33,7 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
     private static final Logger LOG = Logger.getLogger(IdempotencyExceptionMapper.class.getName());
 
     private volatile Integer retryAfterSeconds;
+    private volatile String challenge;
 
     @Override
     public Response toResponse(IdempotencyException exception) {
@@ -38,6 +41,9 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
         // clients read the problem's type and a plain sentence.
         LOG.log(Level.FINE, exception.getMessage(), exception);
         ClientProblem answer = ClientProblem.of(exception);
+        if (answer.problem() == IdempotencyProblem.AUTHENTICATION_REQUIRED) {
+            return ProblemResponses.unauthorized(answer.detail(), challenge());
+        }
         if (exception instanceof TooManyTokensException tooMany) {
             return ProblemResponses.retryable(answer.problem(), answer.detail(),
                     (int) Math.min(Integer.MAX_VALUE, tooMany.retryAfterSeconds()));
@@ -81,6 +87,14 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
                 return new ClientProblem(IdempotencyProblem.INVALID_KEY, "The idempotency key is missing, empty, too"
                         + " long or not printable; nothing was executed.", false);
             }
+            if (exception instanceof MissingTenantException) {
+                return new ClientProblem(IdempotencyProblem.MISSING_TENANT, "This operation's idempotency keys are"
+                        + " scoped by tenant, and the call names none; nothing was executed.", false);
+            }
+            if (exception instanceof AuthenticationRequiredException) {
+                return new ClientProblem(IdempotencyProblem.AUTHENTICATION_REQUIRED,
+                        "This operation requires an authenticated caller; nothing was executed.", false);
+            }
             if (exception instanceof IdempotencyStoreException) {
                 return new ClientProblem(IdempotencyProblem.STORE_UNAVAILABLE, "The idempotency store cannot be"
                         + " reached; the operation was not executed. Retry later.", true);
@@ -88,6 +102,15 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
             return new ClientProblem(IdempotencyProblem.OUTCOME_UNAVAILABLE, "The operation with this idempotency key"
                     + " was executed, but its result is not available. It will not be executed again.", false);
         }
+    }
+
+    private String challenge() {
+        String value = challenge;
+        if (value == null) {
+            value = CDI.current().select(IdempotencyRuntime.class).get().settings().authenticationChallenge();
+            challenge = value;
+        }
+        return value;
     }
 
     private int retryAfter() {

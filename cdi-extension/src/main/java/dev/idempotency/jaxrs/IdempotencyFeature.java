@@ -52,7 +52,8 @@ public class IdempotencyFeature implements DynamicFeature {
         HttpEndpoint endpoint = new HttpEndpoint(runtime.policy(resourceClass, method), method, isAsync(method),
                 runtime.isIntercepted(resourceClass));
         HttpServices services = new HttpServices(runtime.store(), runtime.settings(), runtime.replayCache(),
-                runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()));
+                runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()),
+                runtime.tenants());
         context.register(new IdempotencyKeyFilter(services, endpoint), KEY_FILTER_PRIORITY);
         context.register(new OutcomeRecorder(runtime.settings(), endpoint), Map.of(
                 ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,

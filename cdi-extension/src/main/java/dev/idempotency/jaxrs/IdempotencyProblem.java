@@ -19,6 +19,16 @@ public enum IdempotencyProblem {
      * caller, or it expired; nothing was run.
      */
     UNKNOWN_TOKEN(400, "Bad Request", "unknown-token", "Idempotency-Key is not a valid server-issued token"),
+    /**
+     * 400: the endpoint's keys are scoped by tenant and the request names none (no tenant header,
+     * a header sent twice, a JWT without the claim, a resolver that answered none); nothing was run.
+     */
+    MISSING_TENANT(400, "Bad Request", "missing-tenant", "Tenant required"),
+    /**
+     * 401: the endpoint refuses anonymous callers ({@code anonymous = REJECT}), or takes its
+     * tenant from credentials the caller did not send; nothing was run.
+     */
+    AUTHENTICATION_REQUIRED(401, "Unauthorized", "authentication-required", "Authentication required"),
     /** 403: the token endpoint issues tokens to authenticated callers only ({@code idempotency.tokens.anonymous}). */
     ANONYMOUS_TOKEN_REQUEST(403, "Forbidden", "anonymous-token-request", "Idempotency tokens require authentication"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */

@@ -22,6 +22,7 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 import dev.idempotency.config.HttpOperation;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
+import dev.idempotency.config.TenantSource;
 import dev.idempotency.jaxrs.IdempotencyProblem;
 
 /**
@@ -29,13 +30,16 @@ import dev.idempotency.jaxrs.IdempotencyProblem;
  * {@code @Idempotent}:
  * <ul>
  * <li>the key header (name, required or not, 1 to {@code idempotency.max-key-length} printable
- * US-ASCII characters, how long its outcome is kept);</li>
+ * US-ASCII characters, how long its outcome is kept); on a tenant-scoped operation whose tenant
+ * comes from a header, that header too;</li>
  * <li>the {@code 400}, {@code 409}, {@code 410}, {@code 413}, {@code 422} and {@code 503} answers
  * as {@code application/problem+json}, each listing its problem types ({@code Retry-After} on 409
- * and 503), unless the application documented that status itself;</li>
+ * and 503), and {@code 401} where anonymous callers are refused or the tenant comes with the
+ * credentials (with {@code WWW-Authenticate} when {@code idempotency.authentication-challenge}
+ * is set), unless the application documented that status itself;</li>
  * <li>the {@code Idempotent-Replayed} header on the documented success answers;</li>
  * <li>an {@code x-idempotency} extension with the machine-readable settings (header, required,
- * ttl, lease, scope).</li>
+ * ttl, lease, scope, anonymous, and the tenant source of a tenant-scoped operation).</li>
  * </ul>
  * Operations are found by HTTP method and path: a document's path ends with the operation's path
  * relative to its JAX-RS application; the application path in front of it is the one most
@@ -123,10 +127,16 @@ final class OperationDocumenter {
     }
 
     private void document(Operation operation, IdempotencyPolicy policy) {
-        boolean hasHeader = operation.getParameters() != null && operation.getParameters().stream()
-                .anyMatch(p -> p.getIn() == Parameter.In.HEADER && settings.keyHeader().equalsIgnoreCase(p.getName()));
+        boolean hasHeader = hasHeader(operation, settings.keyHeader());
         if (!hasHeader) {
             operation.addParameter(keyParameter(policy));
+        }
+        if (policy.tenantScoped() && settings.tenantSource() == TenantSource.HEADER && !hasHeader(operation,
+                settings.tenantHeader())) {
+            operation.addParameter(OASFactory.createParameter().name(settings.tenantHeader()).in(Parameter.In.HEADER)
+                    .required(true).schema(SchemaTypes.string().minLength(1))
+                    .description("The tenant this request belongs to, once: idempotency keys are kept apart per tenant."
+                            + " Without it (or sent twice) the request gets 400 missing-tenant."));
         }
         APIResponses responses = operation.getResponses();
         if (responses == null) {
@@ -149,7 +159,16 @@ final class OperationDocumenter {
         // A token's use is always its principal's, whatever the scope member says.
         extension.put("scope", policy.serverIssuedKeys() ? "PRINCIPAL" : policy.scope().name());
         extension.put("serverIssuedKeys", policy.serverIssuedKeys());
+        extension.put("anonymous", policy.anonymous().name());
+        if (policy.tenantScoped()) {
+            extension.put("tenantSource", settings.tenantSource().name());
+        }
         operation.addExtension("x-idempotency", extension);
+    }
+
+    private static boolean hasHeader(Operation operation, String name) {
+        return operation.getParameters() != null && operation.getParameters().stream()
+                .anyMatch(p -> p.getIn() == Parameter.In.HEADER && name.equalsIgnoreCase(p.getName()));
     }
 
     private Parameter keyParameter(IdempotencyPolicy policy) {
@@ -183,12 +202,15 @@ final class OperationDocumenter {
         });
     }
 
-    private static Map<Integer, List<IdempotencyProblem>> problemsOf(IdempotencyPolicy policy) {
+    private Map<Integer, List<IdempotencyProblem>> problemsOf(IdempotencyPolicy policy) {
         Map<Integer, List<IdempotencyProblem>> byStatus = new java.util.TreeMap<>();
         for (IdempotencyProblem problem : IdempotencyProblem.values()) {
             boolean applies = switch (problem) {
                 case MISSING_KEY -> policy.required();
                 case UNKNOWN_TOKEN -> policy.serverIssuedKeys();
+                case MISSING_TENANT -> policy.tenantScoped();
+                case AUTHENTICATION_REQUIRED -> policy.rejectsAnonymous()
+                        || (policy.tenantScoped() && settings.tenantSource().fromCredentials());
                 case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS, ANONYMOUS_TOKEN_REQUEST -> false; // non-HTTP; the token endpoint
                 default -> true;
             };
@@ -210,6 +232,11 @@ final class OperationDocumenter {
             response.addHeader("Retry-After", OASFactory.createHeader()
                     .description("Seconds to wait before retrying with the same key.")
                     .schema(SchemaTypes.integer()));
+        }
+        if (status == 401 && !settings.authenticationChallenge().isEmpty()) {
+            response.addHeader("WWW-Authenticate", OASFactory.createHeader()
+                    .description("How to authenticate: `" + settings.authenticationChallenge() + "`.")
+                    .schema(SchemaTypes.string()));
         }
         return response;
     }

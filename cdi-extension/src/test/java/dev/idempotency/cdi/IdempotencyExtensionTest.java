@@ -140,12 +140,12 @@ class IdempotencyExtensionTest {
 
     @Test
     void aBadConfiguredValueFailsTheDeploymentNamingTheConfigKey() {
-        config(Payments.class.getName() + "/charge/Idempotent/scope", "TENANT");
+        config(Payments.class.getName() + "/charge/Idempotent/scope", "TEAM");
 
         assertThatThrownBy(() -> weld(Payments.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0104: bean " + Payments.class.getName() + ", method charge: "
-                        + Payments.class.getName() + "/charge/Idempotent/scope='TENANT' is not a scope; allowed: "
-                        + "[PRINCIPAL, ENDPOINT]");
+                        + Payments.class.getName() + "/charge/Idempotent/scope='TEAM' is not a scope; allowed: "
+                        + "[PRINCIPAL, ENDPOINT, TENANT, TENANT_PRINCIPAL]");
     }
 
     @Test

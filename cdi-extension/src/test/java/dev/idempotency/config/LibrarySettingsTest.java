@@ -120,6 +120,54 @@ class LibrarySettingsTest {
     }
 
     @Test
+    void tenantsAndTheChallengeHaveDefaultsAndAreRead() {
+        LibrarySettings defaults = load();
+        assertThat(defaults.tenantSource()).isEqualTo(TenantSource.NONE);
+        assertThat(defaults.tenantHeader()).isEqualTo("X-Tenant-Id");
+        assertThat(defaults.tenantJwtClaim()).isEqualTo("tenant_id");
+        assertThat(defaults.authenticationChallenge()).as("none unless configured").isEmpty();
+
+        config.put("idempotency.tenant.source", " jwt_claim ");
+        config.put("idempotency.tenant.header", "X-Org");
+        config.put("idempotency.tenant.jwt-claim", "https://acme.example/tenant");
+        config.put("idempotency.authentication-challenge", "Bearer realm=\"payments\", error=\"invalid_token\"");
+
+        LibrarySettings settings = load();
+        assertThat(settings.tenantSource()).isEqualTo(TenantSource.JWT_CLAIM);
+        assertThat(settings.tenantHeader()).isEqualTo("X-Org");
+        assertThat(settings.tenantJwtClaim()).isEqualTo("https://acme.example/tenant");
+        assertThat(settings.authenticationChallenge()).isEqualTo("Bearer realm=\"payments\", error=\"invalid_token\"");
+        for (TenantSource source : TenantSource.values()) {
+            config.put("idempotency.tenant.source", source.name().toLowerCase(java.util.Locale.ROOT));
+            assertThat(load().tenantSource()).isEqualTo(source);
+        }
+    }
+
+    @Test
+    void badTenantSettingsAndChallengesAreReportedAtOnceWithTheirCodes() {
+        config.put("idempotency.tenant.source", "COOKIE");
+        config.put("idempotency.tenant.header", "X Tenant");
+        config.put("idempotency.tenant.jwt-claim", "tenant id");
+        config.put("idempotency.authentication-challenge", "Basic realm=\"caf\u00e9\"");
+
+        assertThatThrownBy(this::load)
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0122: library setting idempotency.tenant.source='COOKIE' is not a tenant"
+                        + " source; allowed: [NONE, HEADER, JWT_CLAIM, HOST, RESOLVER] (case-insensitive)")
+                .hasMessageContaining("IDEMP0108: library setting idempotency.tenant.header='X Tenant'")
+                .hasMessageContaining("IDEMP0123: library setting idempotency.tenant.jwt-claim='tenant id' is not a"
+                        + " JWT claim name; allowed: 1 to 255 printable US-ASCII characters without spaces")
+                .hasMessageContaining("IDEMP0124: library setting idempotency.authentication-challenge=");
+
+        config.clear();
+        config.put("idempotency.tenant.jwt-claim", " ");
+        assertThatThrownBy(this::load).hasMessageContaining("IDEMP0123");
+        config.clear();
+        config.put("idempotency.authentication-challenge", "Basic\r\nSet-Cookie: x=y");
+        assertThatThrownBy(this::load).as("no header can be smuggled in").hasMessageContaining("IDEMP0124");
+    }
+
+    @Test
     void forbiddenHeaders() {
         assertThat(LibrarySettings.isForbidden("Set-Cookie")).isTrue();
         assertThat(LibrarySettings.isForbidden("authorization")).isTrue();

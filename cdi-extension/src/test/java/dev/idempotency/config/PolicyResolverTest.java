@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
@@ -50,6 +51,12 @@ class PolicyResolverTest {
     @Idempotent(name = "payments")
     static class NamedClassRenamed {
         public void pay(String order) {
+        }
+    }
+
+    static class Members {
+        @Idempotent(scope = IdempotencyScope.TENANT, anonymous = AnonymousCallers.REJECT)
+        public void join() {
         }
     }
 
@@ -177,14 +184,45 @@ class PolicyResolverTest {
         assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0102");
 
         config.remove("Idempotent/lease");
-        config.put("Idempotent/scope", "TENANT");
+        config.put("Idempotent/scope", "ORGANISATION");
         assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0104")
-                .hasMessageContaining("Idempotent/scope='TENANT'").hasMessageContaining("[PRINCIPAL, ENDPOINT]");
+                .hasMessageContaining("Idempotent/scope='ORGANISATION'")
+                .hasMessageContaining("[PRINCIPAL, ENDPOINT, TENANT, TENANT_PRINCIPAL]");
 
         config.remove("Idempotent/scope");
         config.put("Idempotent/required", "yes");
         assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0105")
                 .hasMessageContaining("true or false");
+    }
+
+    @Test
+    void theTenantScopesAndTheAnonymousCallersChoiceAreMembersLikeAnyOther() throws Exception {
+        assertThat(resolve("refund").anonymous()).as("the default").isEqualTo(AnonymousCallers.ALLOW);
+        assertThat(resolve("refund").rejectsAnonymous()).isFalse();
+        assertThat(resolver.resolve(Members.class, method(Members.class, "join")).anonymous())
+                .isEqualTo(AnonymousCallers.REJECT);
+        assertThat(resolver.resolve(Members.class, method(Members.class, "join")).tenantScoped()).isTrue();
+
+        config.put("Idempotent/anonymous", "reject");
+        config.put(Payments.class.getName() + "/refund/Idempotent/scope", "tenant_principal");
+
+        IdempotencyPolicy refund = resolve("refund");
+        assertThat(refund.anonymous()).isEqualTo(AnonymousCallers.REJECT);
+        assertThat(refund.rejectsAnonymous()).isTrue();
+        assertThat(refund.scope()).isEqualTo(IdempotencyScope.TENANT_PRINCIPAL);
+        assertThat(refund.tenantScoped()).isTrue();
+        assertThat(resolve("charge").tenantScoped()).as("ENDPOINT on its annotation").isFalse();
+    }
+
+    @Test
+    void anUnknownChoiceForAnonymousCallersFailsWithItsCode() {
+        config.put(Payments.class.getName() + "/Idempotent/anonymous", "DENY");
+
+        assertThatThrownBy(() -> resolve("refund"))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessage("IDEMP0129: bean " + Payments.class.getName() + ", method refund: "
+                        + Payments.class.getName() + "/Idempotent/anonymous='DENY' is not a choice for anonymous"
+                        + " callers; allowed: [ALLOW, REJECT] (case-insensitive)");
     }
 
     @Test

@@ -7,10 +7,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
+import dev.idempotency.exceptions.AuthenticationRequiredException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
+import dev.idempotency.exceptions.MissingTenantException;
 import dev.idempotency.exceptions.TooManyTokensException;
 import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
 import dev.idempotency.jaxrs.internal.ProblemResponses;
@@ -33,6 +35,8 @@ class IdempotencyExceptionMapperTest {
                 new TooManyTokensException("IDEMP0314: " + WHERE + " " + HASH, 30),
                 new InvalidIdempotencyKeyException("IDEMP0303: " + WHERE + ": the idempotency key from parameter 0"),
                 new IdempotencyStoreException("IDEMP0402: " + WHERE + " " + HASH),
+                new MissingTenantException("IDEMP0321: " + WHERE + ": the call has no tenant (tenant source RESOLVER)"),
+                new AuthenticationRequiredException("IDEMP0322: " + WHERE + ": the caller is anonymous"),
                 new IdempotencyException("IDEMP0310: " + WHERE + ": the call with this key (hash " + HASH + ")"));
         for (IdempotencyException exception : thrown) {
             IdempotencyExceptionMapper.ClientProblem answer = IdempotencyExceptionMapper.ClientProblem.of(exception);
@@ -47,5 +51,9 @@ class IdempotencyExceptionMapperTest {
                 .isEqualTo(IdempotencyProblem.REQUEST_IN_PROGRESS);
         assertThat(IdempotencyExceptionMapper.ClientProblem.of(thrown.get(1)).problem())
                 .isEqualTo(IdempotencyProblem.KEY_REUSED);
+        assertThat(IdempotencyExceptionMapper.ClientProblem.of(thrown.get(7)).problem())
+                .isEqualTo(IdempotencyProblem.MISSING_TENANT);
+        assertThat(IdempotencyExceptionMapper.ClientProblem.of(thrown.get(8)).problem())
+                .as("401, not the outcome-unavailable 500").isEqualTo(IdempotencyProblem.AUTHENTICATION_REQUIRED);
     }
 }

@@ -4,19 +4,18 @@ import java.util.Map;
 import java.util.Set;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.security.enterprise.authentication.mechanism.http.BasicAuthenticationMechanismDefinition;
 import jakarta.security.enterprise.credential.Credential;
 import jakarta.security.enterprise.credential.UsernamePasswordCredential;
 import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStore;
 
 /**
- * HTTP Basic for the two demo users, {@code alice/alice} and {@code bob/bob}. No resource is
- * protected: anonymous calls are allowed, and callers who send credentials are authenticated, so
- * that idempotency keys are scoped to them.
+ * The two demo users, {@code alice/alice} and {@code bob/bob}, for HTTP Basic
+ * ({@link DemoAuthenticationMechanism}). No resource is protected: anonymous calls are allowed,
+ * callers who send valid credentials are authenticated, so that idempotency keys are scoped to
+ * them, and callers who send invalid ones get {@code 401}.
  */
 @ApplicationScoped
-@BasicAuthenticationMechanismDefinition(realmName = "payments")
 public class DemoIdentityStore implements IdentityStore {
 
     private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob");

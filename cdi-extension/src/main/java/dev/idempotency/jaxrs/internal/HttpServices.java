@@ -1,6 +1,7 @@
 package dev.idempotency.jaxrs.internal;
 
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.store.ReplayCache;
@@ -16,7 +17,8 @@ import dev.idempotency.tokens.TokenRegistry;
  * @param events where outcomes are reported
  * @param tokens the server-issued tokens
  * @param claims where an admitted request's claim travels
+ * @param tenants where the tenant of a tenant-scoped request comes from
  */
 public record HttpServices(IdempotencyStore store, LibrarySettings settings, ReplayCache replayCache,
-        EventPublisher events, TokenRegistry tokens, AdmittedClaims claims) {
+        EventPublisher events, TokenRegistry tokens, AdmittedClaims claims, TenantLookup tenants) {
 }

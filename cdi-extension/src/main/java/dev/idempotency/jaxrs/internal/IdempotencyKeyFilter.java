@@ -15,11 +15,13 @@ import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
-import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
+import dev.idempotency.config.TenantSource;
 import dev.idempotency.jaxrs.IdempotencyProblem;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -29,9 +31,11 @@ import dev.idempotency.store.ReplayCache;
 import dev.idempotency.tokens.TokenRegistry;
 
 /**
- * The request side of the contract: validates the key, fingerprints the whole request, claims the
- * key, and either lets the request through (new key), or answers it at once: replay, 409, 422,
- * 400, 413 or 503. Nothing is executed unless the claim was acquired.
+ * The request side of the contract: refuses an anonymous caller where the endpoint wants an
+ * authenticated one, validates the key, finds the request's key space (its caller and tenant),
+ * fingerprints the whole request, claims the key, and either lets the request through (new key),
+ * or answers it at once: replay, 409, 422, 400, 401, 413 or 503. Nothing is executed unless the
+ * claim was acquired.
  */
 public final class IdempotencyKeyFilter implements ContainerRequestFilter {
 
@@ -44,6 +48,8 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final ReplayCache replayCache;
     private final EventPublisher events;
     private final TokenRegistry tokens;
+    private final TenantLookup tenants;
+    private final String missingTenant;
 
     /**
      * @param services what the HTTP side works with
@@ -59,10 +65,19 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.replayCache = services.replayCache();
         this.events = services.events();
         this.tokens = services.tokens();
+        this.tenants = services.tenants();
+        this.missingTenant = "This endpoint's idempotency keys are scoped by tenant, and the request names none"
+                + (settings.tenantSource() == TenantSource.HEADER ? " (send one " + settings.tenantHeader() + " header)" : "")
+                + "; nothing was executed.";
     }
 
     @Override
     public void filter(ContainerRequestContext request) throws IOException {
+        Principal principal = request.getSecurityContext().getUserPrincipal();
+        if (KeySpace.rejectsAsAnonymous(policy, principal)) {
+            request.abortWith(unauthorized());
+            return;
+        }
         List<String> values = request.getHeaders().get(settings.keyHeader());
         if (values == null || values.isEmpty()) {
             if (policy.required()) {
@@ -74,6 +89,12 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         IdempotencyKeyParser.Result key = keyParser.parse(values);
         if (!key.valid()) {
             request.abortWith(ProblemResponses.of(IdempotencyProblem.INVALID_KEY, key.error() + "."));
+            return;
+        }
+        KeySpace space = KeySpace.of(policy, tenants, new HttpScopeRequest(request, policy.endpoint(), principal));
+        if (!space.admitted()) {
+            request.abortWith(space.refusal() == KeySpace.Refusal.AUTHENTICATION_REQUIRED ? unauthorized()
+                    : ProblemResponses.of(IdempotencyProblem.MISSING_TENANT, missingTenant));
             return;
         }
         RequestBody body;
@@ -95,8 +116,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         URI uri = request.getUriInfo().getRequestUri();
         String fingerprint = RequestFingerprint.of(request.getMethod(), uri.getRawPath(), uri.getRawQuery(),
                 body.bytes(), body.length());
-        Principal principal = request.getSecurityContext().getUserPrincipal();
-        String scopedKey = ScopedKey.of(policy, principal, key.key());
+        String scopedKey = space.key(policy, key.key());
         IdempotencyRecord completed = replayCache.find(scopedKey);
         if (completed != null) {
             request.abortWith(answerFrom(completed, fingerprint, scopedKey));
@@ -146,6 +166,11 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 "The Idempotency-Key is not a token issued to this caller, or it expired; nothing was executed."
                         + " Ask for a new token."));
         return false;
+    }
+
+    private Response unauthorized() {
+        return ProblemResponses.unauthorized("This endpoint requires an authenticated caller; nothing was executed.",
+                settings.authenticationChallenge());
     }
 
     /**

@@ -38,6 +38,19 @@ public final class ProblemResponses {
     }
 
     /**
+     * @param detail a human-readable explanation
+     * @param challenge the {@code WWW-Authenticate} value, or {@code ""} for none
+     * @return the {@code 401 authentication-required} answer
+     */
+    public static Response unauthorized(String detail, String challenge) {
+        Response.ResponseBuilder builder = builder(IdempotencyProblem.AUTHENTICATION_REQUIRED, detail);
+        if (!challenge.isEmpty()) {
+            builder.header(HttpHeaders.WWW_AUTHENTICATE, challenge);
+        }
+        return builder.build();
+    }
+
+    /**
      * @param problem the problem type
      * @param detail a human-readable explanation
      * @return a builder with status, media type and body set, to add headers to

@@ -37,12 +37,15 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 
+import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
+import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
 import dev.idempotency.cdi.CurrentHttpClaim;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.store.InMemoryIdempotencyStore;
@@ -92,6 +95,21 @@ final class FakeRequests {
         public Response createWithIssuedToken(String body) {
             return null;
         }
+
+        @Idempotent(lease = "PT10S", scope = IdempotencyScope.TENANT)
+        public Response createForTenant(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", scope = IdempotencyScope.TENANT_PRINCIPAL)
+        public Response createForTenantUser(String body) {
+            return null;
+        }
+
+        @Idempotent(lease = "PT10S", anonymous = AnonymousCallers.REJECT)
+        public Response createForMembers(String body) {
+            return null;
+        }
     }
 
     /**
@@ -116,8 +134,17 @@ final class FakeRequests {
      * @return a POST request
      */
     static Request post(String pathAndQuery, String body) {
-        return new Request("POST", URI.create("http://localhost:8080" + pathAndQuery),
-                body.getBytes(StandardCharsets.UTF_8));
+        return postTo("http://localhost:8080", pathAndQuery, body);
+    }
+
+    /**
+     * @param origin e.g. {@code https://Acme.example.com:8443}
+     * @param pathAndQuery e.g. {@code /payments}
+     * @param body the request body
+     * @return a POST request sent to that host
+     */
+    static Request postTo(String origin, String pathAndQuery, String body) {
+        return new Request("POST", URI.create(origin + pathAndQuery), body.getBytes(StandardCharsets.UTF_8));
     }
 
     /** One request, as the container shows it to a filter. */
@@ -189,6 +216,12 @@ final class FakeRequests {
         /** @param user the authenticated caller */
         Request as(String user) {
             principal = () -> user;
+            return this;
+        }
+
+        /** @param caller the authenticated caller, e.g. a JWT */
+        Request as(Principal caller) {
+            principal = caller;
             return this;
         }
 
@@ -418,6 +451,8 @@ final class FakeRequests {
         /** {@code idempotency.*} settings; read when a server is made. */
         final Map<String, String> config = new HashMap<>();
         ReplayCache replayCache = ReplayCache.off();
+        /** Where tenants come from; {@code null}: as the runtime chooses for a header or host source. */
+        TenantLookup tenants;
 
         /** @return a server for a synchronous, intercepted method of {@link Payments} */
         Server server(String method) {
@@ -430,7 +465,11 @@ final class FakeRequests {
             HttpServices services = new HttpServices(store, settings, replayCache,
                     new EventPublisher(List.of(events::add)),
                     new TokenRegistry(store, Duration.ofMinutes(30), 100, false),
-                    new AdmittedClaims(scope));
+                    new AdmittedClaims(scope), tenants != null ? tenants : switch (settings.tenantSource()) {
+                        case HEADER -> TenantLookup.header(settings.tenantHeader());
+                        case HOST -> TenantLookup.host();
+                        default -> TenantLookup.NONE;
+                    });
             return new Server(services, scope, endpoint(method, async, intercepted));
         }
 
