@@ -109,10 +109,14 @@ class RedisOutageTest {
 
         server.signal("CONT");
         // the completion that timed out had been sent: the thawed server applies it. A timed-out call
-        // may have taken effect (docs/stores/redis.md, residual windows): the owner's retry is refused
+        // may have taken effect (docs/stores/redis.md, residual windows): the owner's retry of the very
+        // same completion is answered as done, another outcome is refused
         server.await("the late completion lands", Duration.ofSeconds(5), () -> store.find(key)
                 .map(record -> record.state() == dev.idempotency.spi.RecordState.COMPLETED).orElse(false));
         assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(StoredOutcomes.sample());
-        assertThat(store.complete(key, owner, StoredOutcomes.sample(), Duration.ofMinutes(1))).isFalse();
+        assertThat(store.complete(key, owner, StoredOutcomes.sample(), Duration.ofMinutes(1))).isTrue();
+        assertThat(store.complete(key, owner, dev.idempotency.spi.StoredOutcome.withoutBody(500, Map.of()),
+                Duration.ofMinutes(1))).isFalse();
+        assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(StoredOutcomes.sample());
     }
 }
