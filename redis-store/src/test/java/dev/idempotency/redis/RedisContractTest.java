@@ -22,6 +22,7 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
 /**
@@ -182,6 +183,28 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
         String owner = ((ClaimResult.Acquired) claim).owner();
         assertThat(store().markExecuted(key, owner, LONG, LONG)).isTrue();
         assertThat(head(key).get(3)).isEqualTo("2");
+    }
+
+    @Test
+    void aFingerprintOrHeadersOverTheFormatsLimitsFailAsAStoreFailureWithACode() {
+        String tooLong = "f".repeat(70_000);
+        assertThatThrownBy(() -> store().claim(freshKey(), tooLong, LONG)).isInstanceOf(IdempotencyStoreException.class)
+                .hasMessageContaining("IDEMP0826").hasMessageContaining("fingerprint");
+
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        Map<String, List<String>> manyHeaders = new java.util.HashMap<>();
+        for (int i = 0; i < 70_000; i++) {
+            manyHeaders.put("X-" + i, List.of("v"));
+        }
+        assertThatThrownBy(() -> store().complete(key, owner, StoredOutcome.of(200, manyHeaders, new byte[0]), LONG))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0826")
+                .hasMessageContaining("header count");
+        assertThatThrownBy(() -> store().complete(key, owner, StoredOutcome.of(200,
+                Map.of("X-" + "n".repeat(70_000), List.of("v")), new byte[0]), LONG))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0826")
+                .hasMessageContaining("header name");
+        assertThat(store().complete(key, owner, sampleOutcome(), LONG)).as("nothing was written").isTrue();
     }
 
     @Test
