@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -18,9 +20,10 @@ import dev.idempotency.spi.StoredOutcome;
 
 /**
  * The store's operations over a {@link RedisLink}: each one script, one round trip, on the key
- * {@code <key-prefix><key>}; with {@code wait-replicas} above 0, a claim, a mark and a completion
- * that wrote are followed by {@code WAIT} on the same connection, and fail closed when too few
- * replicas acknowledge them (a claim is then given back first).
+ * {@code <key-prefix><key>}. With {@code wait-replicas} above 0, a claim, a mark and a completion
+ * run on a connection of their own ({@link RedisWaitLanes}), their script followed by {@code WAIT}
+ * on it when they wrote; they fail closed when too few replicas acknowledge them or the
+ * {@code WAIT} gets no answer (a claim is then given back first).
  */
 final class RedisRecords {
 
@@ -29,20 +32,26 @@ final class RedisRecords {
     private static final long MAX_MILLIS = 1_000_000_000_000L;
 
     private final RedisLink link;
+    private final RedisWaitLanes lanes;
     private final String prefix;
     private final int waitReplicas;
     private final Duration waitTimeout;
-
-    RedisRecords(RedisLink link, RedisSettings settings) {
+    /**
+     * @param link the shared connection
+     * @param lanes the waited writes' connections, or null when {@code wait-replicas} is 0
+     * @param settings the settings
+     */
+    RedisRecords(RedisLink link, RedisWaitLanes lanes, RedisSettings settings) {
         this.link = link;
+        this.lanes = lanes;
         this.prefix = settings.keyPrefix();
         this.waitReplicas = settings.waitReplicas();
         this.waitTimeout = settings.waitTimeout();
     }
 
-    /** @return whether the connection is still held (closed ones are opened again) */
-    boolean isOpen() {
-        return link.isOpen();
+    /** @return whether the shared connection is gone for good (not just reconnecting) */
+    boolean isDead() {
+        return link.isDead();
     }
 
     ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
@@ -50,9 +59,11 @@ final class RedisRecords {
         RedisRecordFormat.checked("fingerprint", fp.length, RedisRecordFormat.MAX_FINGERPRINT);
         String owner = UUID.randomUUID().toString();
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        List<Object> answer = link.run(commands, RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, fp, bytes(owner),
-                millis(lease), millis(lease.compareTo(retention) > 0 ? lease : retention));
+        byte[][] args = {fp, bytes(owner), millis(lease), millis(lease.compareTo(retention) > 0 ? lease : retention)};
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, List<Object>> script = commands -> link.run(commands,
+                RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, args);
+        List<Object> answer = waitReplicas == 0 ? script.apply(link.commands())
+                : writeAndWait("claim", redisKey, script, RedisRecords::acquired, () -> release(key, owner));
         if (answer == null || answer.size() != 3 || !(answer.get(0) instanceof Long acquired)
                 || !(answer.get(1) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("claim", answer));
@@ -63,42 +74,43 @@ final class RedisRecords {
             }
             return new ClaimResult.Existing(RedisRecordFormat.read(key, value, now));
         }
-        requireReplicas(commands, "claim", () -> release(key, owner));
         return new ClaimResult.Acquired(owner, Long.valueOf(1).equals(answer.get(2)));
+    }
+
+    private static boolean acquired(List<Object> answer) {
+        return answer != null && !answer.isEmpty() && Long.valueOf(1).equals(answer.get(0));
     }
 
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        boolean done = changed("complete", link.run(commands, RedisScript.COMPLETE, ScriptOutputType.INTEGER, redisKey,
-                bytes(owner), millis(retention), RedisRecordFormat.outcome(outcome)));
-        if (done) {
-            requireReplicas(commands, "complete", null);
-        }
-        return done;
+        byte[][] args = {bytes(owner), millis(retention), RedisRecordFormat.outcome(outcome)};
+        return changed("complete", written("complete", redisKey, commands -> link.run(commands, RedisScript.COMPLETE,
+                ScriptOutputType.INTEGER, redisKey, args)));
     }
 
     boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        boolean done = changed("markExecuted", link.run(commands, RedisScript.MARK_EXECUTED, ScriptOutputType.INTEGER,
-                redisKey, bytes(owner), millis(lease), millis(retention)));
-        if (done) {
-            requireReplicas(commands, "markExecuted", null);
+        byte[][] args = {bytes(owner), millis(lease), millis(retention)};
+        return changed("markExecuted", written("markExecuted", redisKey, commands -> link.run(commands,
+                RedisScript.MARK_EXECUTED, ScriptOutputType.INTEGER, redisKey, args)));
+    }
+
+    private Object written(String operation, byte[] redisKey, Function<RedisClusterAsyncCommands<byte[], byte[]>, Object> script) {
+        if (waitReplicas == 0) {
+            return script.apply(link.commands());
         }
-        return done;
+        return writeAndWait(operation, redisKey, script, answer -> Long.valueOf(1).equals(answer), null);
     }
 
     boolean release(String key, String owner) {
         byte[] redisKey = redisKey(key);
-        return changed("release", link.run(link.commandsFor(redisKey, false), RedisScript.RELEASE,
-                ScriptOutputType.INTEGER, redisKey, bytes(owner)));
+        return changed("release", link.run(link.commands(), RedisScript.RELEASE, ScriptOutputType.INTEGER, redisKey,
+                bytes(owner)));
     }
 
     Optional<IdempotencyRecord> find(String key) {
         byte[] redisKey = redisKey(key);
-        List<Object> answer = link.run(link.commandsFor(redisKey, false), RedisScript.FIND, ScriptOutputType.MULTI,
-                redisKey);
+        List<Object> answer = link.run(link.commands(), RedisScript.FIND, ScriptOutputType.MULTI, redisKey);
         if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("find", answer));
         }
@@ -112,30 +124,54 @@ final class RedisRecords {
     }
 
     /**
-     * After a write: {@code WAIT} for the replicas, if asked to.
+     * A waited write: the script on a connection of its own, then, if it wrote, {@code WAIT} on the
+     * same connection.
      *
-     * @param undo what gives the write back when too few acknowledge it ({@code null}: nothing)
+     * @param undo what gives the write back when it cannot be confirmed ({@code null}: nothing)
      * @throws IdempotencyStoreException when fewer replicas than asked acknowledged it
+     *     ({@code IDEMP0822}), or the {@code WAIT} got no answer ({@code IDEMP0836})
      */
-    private void requireReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands, String operation, Runnable undo) {
-        if (waitReplicas == 0) {
-            return;
-        }
-        long acknowledged = link.awaitReplicas(commands, waitReplicas, waitTimeout);
-        if (acknowledged >= waitReplicas) {
-            return;
-        }
-        boolean undone = false;
-        if (undo != null) {
-            try {
-                undo.run();
-                undone = true;
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "giving back the claim failed too; it lapses with its lease", e);
+    private <T> T writeAndWait(String operation, byte[] redisKey,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> script, Predicate<T> wrote, Runnable undo) {
+        RedisWaitLanes.Lane lane = lanes.borrow();
+        boolean healthy = false;
+        try {
+            RedisClusterAsyncCommands<byte[], byte[]> commands = lane.commandsFor(redisKey);
+            T answer = script.apply(commands);
+            if (!wrote.test(answer)) {
+                healthy = true;
+                return answer;
             }
+            long acknowledged;
+            try {
+                acknowledged = link.awaitReplicas(commands, waitReplicas, waitTimeout);
+            } catch (IdempotencyStoreException e) {
+                throw new IdempotencyStoreException(RedisMessages.waitFailed(operation, e.getMessage(), waitReplicas,
+                        undo(undo)), e);
+            }
+            healthy = true;
+            if (acknowledged < waitReplicas) {
+                throw new IdempotencyStoreException(RedisMessages.tooFewReplicas(operation, acknowledged, waitReplicas,
+                        waitTimeout, undo(undo)));
+            }
+            return answer;
+        } finally {
+            lanes.giveBack(lane, healthy);
         }
-        throw new IdempotencyStoreException(RedisMessages.tooFewReplicas(operation, acknowledged, waitReplicas,
-                waitTimeout, undone));
+    }
+
+    /** @return whether the write was given back */
+    private static boolean undo(Runnable undo) {
+        if (undo == null) {
+            return false;
+        }
+        try {
+            undo.run();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "giving back the claim failed too; it lapses with its lease", e);
+            return false;
+        }
     }
 
     private static boolean changed(String operation, Object answer) {
