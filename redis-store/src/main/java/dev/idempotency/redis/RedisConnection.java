@@ -1,10 +1,12 @@
 package dev.idempotency.redis;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -20,7 +22,9 @@ import jakarta.inject.Inject;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -48,7 +52,8 @@ import dev.idempotency.spi.support.ConfigLookup;
  * <p>Lettuce reconnects an open connection by itself; meanwhile calls fail at once (commands are
  * rejected while disconnected, never queued), and the connection is not built anew. Only one
  * attempt to connect runs at a time: calls that come meanwhile fail at once ({@code IDEMP0835})
- * rather than wait in line. Once closed, every call fails ({@code IDEMP0834}).
+ * rather than wait in line. At every (re)connect the servers' {@code maxmemory-policy} is checked
+ * again ({@link RedisRecords#admit()}). Once closed, every call fails ({@code IDEMP0834}).
  *
  * <p>With {@code wait-replicas} above 0 the store's own clients are two, sharing one set of
  * threads: one that reconnects, for the shared connection, and one that never does, for the
@@ -68,6 +73,14 @@ public class RedisConnection {
     Instance<AbstractRedisClient> applicationClient;
 
     private final ReentrantLock connecting = new ReentrantLock();
+    /** Counts the (re)connects of the shared connection's client: each one makes the eviction check due. */
+    private final AtomicLong connects = new AtomicLong();
+    private final RedisConnectionStateListener connectListener = new RedisConnectionStateListener() {
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+            connects.incrementAndGet();
+        }
+    };
     private volatile boolean closed;
     private RedisSettings settings;
     private AbstractRedisClient givenClient;
@@ -77,6 +90,7 @@ public class RedisConnection {
     private ClientResources ownResources;
     private AbstractRedisClient ownClient;
     private AbstractRedisClient ownWaitClient;
+    private AbstractRedisClient listenedTo;
     private RedisLink link;
     private RedisWaitLanes lanes;
     private volatile RedisRecords records;
@@ -115,25 +129,31 @@ public class RedisConnection {
         start();
     }
 
-    /** Connects now; a failure is logged ({@code IDEMP0830}), not thrown: the store connects again on first use. */
+    /**
+     * Connects now and checks the servers; a failure is logged ({@code IDEMP0830}; a refused server
+     * has been logged already, {@code IDEMP0831}), not thrown: the store tries again on first use.
+     */
     void start() {
         try {
             records();
+        } catch (RedisRecords.EvictionRefused refused) {
+            // logged SEVERE by the check
         } catch (IdempotencyStoreException e) {
             LOG.warning(RedisMessages.notReachableAtStart(e.getMessage()));
         }
     }
 
     /**
-     * @return the store's operations, connecting first if needed
+     * @return the store's operations, connecting first if needed, the servers checked since the last (re)connect
      * @throws IdempotencyStoreException while Redis cannot be reached, while another call connects,
-     *     and once closed
+     *     while a server may evict records, and once closed
      */
     RedisRecords records() {
         RedisRecords found = records;
         if (found == null || found.isDead() || closed) {
             found = reconnect();
         }
+        found.admit();
         return found;
     }
 
@@ -178,6 +198,10 @@ public class RedisConnection {
             link = null;
         }
         AbstractRedisClient client = client(current);
+        if (listenedTo != client) {
+            client.addListener(connectListener);
+            listenedTo = client;
+        }
         RedisLink opened = open(client, client == ownClient ? uri(current.nodes().get(0), current) : null, current);
         try {
             opened.loadScripts(RedisLink.Deadline.after(current.timeout()));
@@ -196,7 +220,8 @@ public class RedisConnection {
         }
         String where = own ? current.where() : "the application's client";
         LOG.info(RedisMessages.connected(where, opened.isCluster(), RedisScript.values().length));
-        return new RedisRecords(opened, lanes, current);
+        return new RedisRecords(opened, lanes, current, connects, where,
+                own ? "the Redis server " + current.where() : "the Redis server of the application's client");
     }
 
     private AbstractRedisClient client(RedisSettings current) {
@@ -364,6 +389,10 @@ public class RedisConnection {
             if (link != null) {
                 link.close();
                 link = null;
+            }
+            if (listenedTo != null) {
+                listenedTo.removeListener(connectListener);
+                listenedTo = null;
             }
             Duration timeout = settings == null ? Duration.ofSeconds(2) : settings.timeout();
             for (AbstractRedisClient own : new AbstractRedisClient[] {ownWaitClient, ownClient}) {

@@ -41,6 +41,10 @@ import dev.idempotency.spi.StoredOutcome;
  * reported acknowledged by fewer replicas than the new master has, or one acknowledged before the
  * promoted replica had it; see {@code docs/stores/redis.md}.
  *
+ * <p><b>Eviction.</b> A Redis whose {@code maxmemory-policy} is not {@code noeviction} could evict
+ * live records: it is refused ({@code IDEMP0831}, every call fails closed) unless
+ * {@code idempotency.redis.allow-eviction=true}.
+ *
  * <p><b>Failures.</b> Redis down, a timeout ({@code idempotency.redis.timeout}) or an error answer
  * throw {@link dev.idempotency.spi.IdempotencyStoreException}; no command waits longer than the
  * timeout (plus {@code wait-timeout} for a {@code WAIT}), and while another call connects a call

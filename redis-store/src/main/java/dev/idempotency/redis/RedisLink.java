@@ -2,10 +2,13 @@ package dev.idempotency.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -14,12 +17,14 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 import dev.idempotency.spi.IdempotencyStoreException;
 
@@ -31,6 +36,9 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * Waited writes do not use it: see {@link RedisWaitLanes}.
  */
 final class RedisLink implements AutoCloseable {
+
+    /** What {@code INFO memory} reports when eviction cannot happen. */
+    static final String NO_EVICTION = "noeviction";
 
     private final StatefulConnection<byte[], byte[]> connection;
     private final RedisChannelHandler<?, ?> handler;
@@ -104,6 +112,54 @@ final class RedisLink implements AutoCloseable {
                 throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("SCRIPT LOAD", sha));
             }
         }
+    }
+
+    /**
+     * Reads {@code maxmemory_policy} from {@code INFO memory} of the server, or of every master that
+     * serves slots on a cluster. An error answer (such as {@code NOPERM}) is reported as the policy
+     * {@code unknown (...)}; no answer in time fails.
+     *
+     * @param deadline when the check must be done
+     * @param server how to name a single server in messages
+     * @return each master (its address) and its policy
+     */
+    Map<String, String> evictionPolicies(Deadline deadline, String server) {
+        Map<String, CompletableFuture<String>> infos = new LinkedHashMap<>();
+        if (cluster == null) {
+            infos.put(server, policy(routed.info("memory")));
+        } else {
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+                    infos.put("the master " + node.getUri().getHost() + ":" + node.getUri().getPort(),
+                            cluster.getConnectionAsync(node.getNodeId())
+                                    .thenCompose(master -> policy(master.async().info("memory"))));
+                }
+            }
+        }
+        Map<String, String> policies = new LinkedHashMap<>();
+        infos.forEach((node, info) -> policies.put(node, awaitStep(info, "INFO memory", deadline.left(), timeout,
+                late -> {
+                }, cause -> RedisMessages.storeFailed("INFO memory", cause))));
+        return policies;
+    }
+
+    private static CompletableFuture<String> policy(CompletionStage<String> info) {
+        return info.handle((text, failure) -> {
+            if (failure == null) {
+                for (String line : text.split("\r?\n")) {
+                    if (line.startsWith("maxmemory_policy:")) {
+                        return line.substring("maxmemory_policy:".length()).trim();
+                    }
+                }
+                return "unknown (INFO memory names no maxmemory_policy)";
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
+                    : failure;
+            if (cause instanceof RedisCommandExecutionException refused) {
+                return "unknown (INFO memory answered " + refused.getMessage() + ")";
+            }
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
+        }).toCompletableFuture();
     }
 
     /**
@@ -221,7 +277,7 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
-     * When a sequence of steps (connecting) must be done: they share one timeout.
+     * When a sequence of steps (connecting, checking) must be done: they share one timeout.
      *
      * @param end the {@link System#nanoTime()} it ends at
      */

@@ -127,6 +127,18 @@ final class RedisMessages {
                 + " idempotent calls fail closed): " + why;
     }
 
+    static String evictionRefused(String node, String policy, String allowKey) {
+        return "IDEMP0831: the Redis store refuses " + node + ": its maxmemory-policy is " + policy
+                + ", so Redis may evict records under memory pressure and silently free keys whose work is in progress or"
+                + " done (a retry would run again); allowed: maxmemory-policy noeviction (a full Redis then fails writes"
+                + " closed), or " + allowKey + "=true to accept the risk; every call fails closed until then";
+    }
+
+    static String evictionAllowed(String node, String policy, String allowKey) {
+        return "IDEMP0832: " + node + " has maxmemory-policy " + policy + ": Redis may evict records under memory"
+                + " pressure and a retry of an evicted key runs again; used anyway because " + allowKey + "=true";
+    }
+
     static String atLeastOnceClient(String waitKey) {
         return "IDEMP0833: the @IdempotencyRedisClient client has autoReconnect on (Lettuce's at-least-once mode:"
                 + " after a reconnect it sends commands again on a new connection), and " + waitKey + " is above 0: a"
@@ -140,7 +152,7 @@ final class RedisMessages {
     }
 
     static String connecting(String where) {
-        return "IDEMP0835: the Redis store is connecting to " + where + " on another call; this call"
+        return "IDEMP0835: the Redis store is connecting to " + where + " (or checking it) on another call; this call"
                 + " fails at once rather than wait in line (failing closed)";
     }
 

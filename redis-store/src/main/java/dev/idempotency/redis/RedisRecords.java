@@ -2,9 +2,14 @@ package dev.idempotency.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.logging.Level;
@@ -24,34 +29,137 @@ import dev.idempotency.spi.StoredOutcome;
  * run on a connection of their own ({@link RedisWaitLanes}), their script followed by {@code WAIT}
  * on it when they wrote; they fail closed when too few replicas acknowledge them or the
  * {@code WAIT} gets no answer (a claim is then given back first).
+ *
+ * <p>Before any call, the servers' {@code maxmemory-policy} must have been checked since the last
+ * (re)connect ({@link #admit()}): a Redis that may evict is refused unless
+ * {@code allow-eviction=true}.
  */
 final class RedisRecords {
 
     private static final Logger LOG = Logger.getLogger(RedisRecords.class.getName());
     /** Expiries beyond this (about 31 years) are cut to it: the server's clock plus it must stay a Lua integer. */
     private static final long MAX_MILLIS = 1_000_000_000_000L;
+    /** How long a refusal (IDEMP0831) is answered without asking the servers again. */
+    private static final long RECHECK_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final RedisLink link;
     private final RedisWaitLanes lanes;
     private final String prefix;
     private final int waitReplicas;
     private final Duration waitTimeout;
+    private final Duration timeout;
+    private final boolean allowEviction;
+    private final String where;
+    private final String server;
+    /** Counts the client's (re)connects: each one makes the eviction check due again. */
+    private final AtomicLong connects;
+    private final ReentrantLock checking = new ReentrantLock();
+    /** The count of connects the last check covered; -1 before the first. */
+    private volatile long checked = -1;
+    /** Why calls are refused (IDEMP0831), or null. */
+    private volatile EvictionRefused refusal;
+    private volatile long recheckAt;
+    /** What the checks logged (guarded by {@link #checking}). */
+    private final Set<String> logged = new HashSet<>();
+
     /**
      * @param link the shared connection
      * @param lanes the waited writes' connections, or null when {@code wait-replicas} is 0
      * @param settings the settings
+     * @param connects the client's (re)connects so far, counted on
+     * @param where the servers, for messages
+     * @param server a single server, for messages
      */
-    RedisRecords(RedisLink link, RedisWaitLanes lanes, RedisSettings settings) {
+    RedisRecords(RedisLink link, RedisWaitLanes lanes, RedisSettings settings, AtomicLong connects, String where,
+            String server) {
         this.link = link;
         this.lanes = lanes;
         this.prefix = settings.keyPrefix();
         this.waitReplicas = settings.waitReplicas();
         this.waitTimeout = settings.waitTimeout();
+        this.timeout = settings.timeout();
+        this.allowEviction = settings.allowEviction();
+        this.where = where;
+        this.server = server;
+        this.connects = connects;
     }
 
     /** @return whether the shared connection is gone for good (not just reconnecting) */
     boolean isDead() {
         return link.isDead();
+    }
+
+    /**
+     * Lets a call through once the servers' eviction policy was checked since the last (re)connect:
+     * one call checks ({@code INFO memory} on every master), the others meanwhile go on under the
+     * last verdict (or fail at once, before the first).
+     *
+     * @throws EvictionRefused while a server may evict and eviction is not allowed
+     * @throws IdempotencyStoreException when the check cannot be made
+     */
+    void admit() {
+        long now = connects.get();
+        EvictionRefused refused = refusal;
+        if (now == checked) {
+            if (refused == null) {
+                return;
+            }
+            if (System.nanoTime() < recheckAt) {
+                throw new EvictionRefused(refused.getMessage());
+            }
+        }
+        if (!checking.tryLock()) {
+            if (refused != null) {
+                throw new EvictionRefused(refused.getMessage());
+            }
+            if (checked < 0) {
+                throw new IdempotencyStoreException(RedisMessages.connecting(where));
+            }
+            return; // checked before: the check under way decides for the calls after it
+        }
+        try {
+            long covering = connects.get();
+            if (covering != checked || (refusal != null && System.nanoTime() >= recheckAt)) {
+                check(covering);
+            }
+        } finally {
+            checking.unlock();
+        }
+        refused = refusal;
+        if (refused != null) {
+            throw new EvictionRefused(refused.getMessage());
+        }
+    }
+
+    private void check(long covering) {
+        Map<String, String> policies = link.evictionPolicies(RedisLink.Deadline.after(timeout), server);
+        EvictionRefused refused = null;
+        for (Map.Entry<String, String> node : policies.entrySet()) {
+            if (RedisLink.NO_EVICTION.equals(node.getValue())) {
+                continue;
+            }
+            if (allowEviction) {
+                log(Level.WARNING, RedisMessages.evictionAllowed(node.getKey(), node.getValue(),
+                        RedisSettings.ALLOW_EVICTION));
+            } else if (refused == null) {
+                refused = new EvictionRefused(RedisMessages.evictionRefused(node.getKey(), node.getValue(),
+                        RedisSettings.ALLOW_EVICTION));
+                log(Level.SEVERE, refused.getMessage());
+            }
+        }
+        if (refused == null && !allowEviction) {
+            logged.clear(); // a server that evicts again is reported again
+        }
+        refusal = refused;
+        recheckAt = System.nanoTime() + RECHECK_NANOS;
+        checked = covering;
+    }
+
+    /** Logs each message once (per connect), not at every check. */
+    private void log(Level level, String message) {
+        if (logged.add(message)) {
+            LOG.log(level, message);
+        }
     }
 
     ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
@@ -197,5 +305,15 @@ final class RedisRecords {
             millis = MAX_MILLIS;
         }
         return bytes(Long.toString(Math.max(1, Math.min(MAX_MILLIS, millis))));
+    }
+
+    /** A server may evict records and {@code allow-eviction} is not set ({@code IDEMP0831}). */
+    static final class EvictionRefused extends IdempotencyStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        EvictionRefused(String message) {
+            super(message);
+        }
     }
 }
