@@ -12,10 +12,14 @@ import jakarta.inject.Qualifier;
  * Qualifies a Lettuce client the Redis store should use instead of creating its own from the
  * {@code idempotency.redis.*} settings: an {@code io.lettuce.core.RedisClient} created with its
  * {@code RedisURI} (a single node), or an {@code io.lettuce.core.cluster.RedisClusterClient}
- * (a Redis Cluster). The store opens its own connection on it (binary codec) and closes that; the
- * application closes the client. Of the settings, only {@code key-prefix}, {@code timeout},
- * {@code wait-replicas} and {@code wait-timeout} then apply; give the client a command timeout
- * above {@code timeout} (plus {@code wait-timeout} when waiting for replicas).
+ * (a Redis Cluster). The store gets the bean once, opens its own connections on it (binary codec)
+ * and closes those; the application closes the client. Of the settings, only {@code key-prefix},
+ * {@code timeout}, {@code wait-replicas}, {@code wait-timeout} and {@code allow-eviction} then
+ * apply; give the client a command timeout above {@code timeout} (plus {@code wait-timeout} when
+ * waiting for replicas). With {@code wait-replicas} above 0, give it
+ * {@code ClientOptions.builder().autoReconnect(false)} too: a client that reconnects by itself
+ * (at-least-once) may run a {@code WAIT} on a new connection, where it counts no write; the store
+ * warns about such a client ({@code IDEMP0833}).
  *
  * <pre>{@code
  * @Produces @IdempotencyRedisClient @ApplicationScoped

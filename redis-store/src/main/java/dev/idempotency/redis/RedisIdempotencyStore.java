@@ -34,15 +34,21 @@ import dev.idempotency.spi.StoredOutcome;
  * only their owner's release deletes a record, and only while in progress or executed.
  *
  * <p><b>Replicas.</b> With {@code idempotency.redis.wait-replicas} above 0, a claim, a mark and a
- * completion that wrote are followed by {@code WAIT n wait-timeout}; fewer acknowledgements fail
- * closed ({@link dev.idempotency.spi.IdempotencyStoreException}), a claim being given back first.
+ * completion run on a connection of their own (a small pool that never reconnects) and, when they
+ * wrote, are followed by {@code WAIT n wait-timeout} on it; fewer acknowledgements, or no answer,
+ * fail closed ({@link dev.idempotency.spi.IdempotencyStoreException}), a claim being given back first.
  * Redis replication stays asynchronous: a failover can still lose a write that {@code WAIT}
  * reported acknowledged by fewer replicas than the new master has, or one acknowledged before the
  * promoted replica had it; see {@code docs/stores/redis.md}.
  *
+ * <p><b>Eviction.</b> A Redis whose {@code maxmemory-policy} is not {@code noeviction} could evict
+ * live records: it is refused ({@code IDEMP0831}, every call fails closed) unless
+ * {@code idempotency.redis.allow-eviction=true}.
+ *
  * <p><b>Failures.</b> Redis down, a timeout ({@code idempotency.redis.timeout}) or an error answer
- * throw {@link dev.idempotency.spi.IdempotencyStoreException}; no call waits longer than the
- * timeout (plus {@code wait-timeout} for a {@code WAIT}).
+ * throw {@link dev.idempotency.spi.IdempotencyStoreException}; no command waits longer than the
+ * timeout (plus {@code wait-timeout} for a {@code WAIT}), and while another call connects a call
+ * fails at once. After the application stopped, every call fails.
  */
 @Alternative
 @Priority(IdempotencyStore.STORE_MODULE_PRIORITY)

@@ -1,16 +1,27 @@
 package dev.idempotency.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
-import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -18,14 +29,20 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
- * One open connection (a single node, or a Redis Cluster with one connection per node) and the
- * rules for talking over it: each call waits at most the timeout, {@code NOSCRIPT} is answered by
- * running the script's text once on the same key, and {@code WAIT} goes over the very connection
- * that carried the write it waits for.
+ * The store's shared connection (a single node, or a Redis Cluster with one connection per node)
+ * and the rules for talking to Redis: each call waits at most the timeout, and {@code NOSCRIPT} is
+ * answered by running the script's text once on the same key. Lettuce reconnects this connection by
+ * itself; it counts as dead only once closed (or, on a client that does not reconnect, once down).
+ * Waited writes do not use it: see {@link RedisWaitLanes}.
  */
 final class RedisLink implements AutoCloseable {
 
+    /** What {@code INFO memory} reports when eviction cannot happen. */
+    static final String NO_EVICTION = "noeviction";
+
     private final StatefulConnection<byte[], byte[]> connection;
+    private final RedisChannelHandler<?, ?> handler;
+    private final boolean reconnects;
     private final StatefulRedisClusterConnection<byte[], byte[]> cluster;
     private final RedisClusterAsyncCommands<byte[], byte[]> routed;
     private final Duration timeout;
@@ -35,10 +52,7 @@ final class RedisLink implements AutoCloseable {
      * @param timeout how long a call may take
      */
     RedisLink(StatefulRedisConnection<byte[], byte[]> connection, Duration timeout) {
-        this.connection = connection;
-        this.cluster = null;
-        this.routed = connection.async();
-        this.timeout = timeout;
+        this(connection, null, connection.async(), timeout);
     }
 
     /**
@@ -46,9 +60,16 @@ final class RedisLink implements AutoCloseable {
      * @param timeout how long a call may take
      */
     RedisLink(StatefulRedisClusterConnection<byte[], byte[]> cluster, Duration timeout) {
-        this.connection = cluster;
+        this(cluster, cluster, cluster.async(), timeout);
+    }
+
+    private RedisLink(StatefulConnection<byte[], byte[]> connection, StatefulRedisClusterConnection<byte[], byte[]> cluster,
+            RedisClusterAsyncCommands<byte[], byte[]> routed, Duration timeout) {
+        this.connection = connection;
+        this.handler = connection instanceof RedisChannelHandler<?, ?> channel ? channel : null;
+        this.reconnects = connection.getOptions().isAutoReconnect();
         this.cluster = cluster;
-        this.routed = cluster.async();
+        this.routed = routed;
         this.timeout = timeout;
     }
 
@@ -57,44 +78,95 @@ final class RedisLink implements AutoCloseable {
         return cluster != null;
     }
 
-    /** @return whether the client still holds the connection (it reconnects by itself while open) */
-    boolean isOpen() {
-        return connection.isOpen();
+    /**
+     * @return whether the connection is gone for good: closed, or down on a client that does not
+     *     reconnect. While Lettuce reconnects it is down but not dead: calls fail at once (commands
+     *     are rejected while disconnected) and the connection comes back by itself.
+     */
+    boolean isDead() {
+        if (handler != null && handler.isClosed()) {
+            return true;
+        }
+        return !reconnects && !connection.isOpen();
+    }
+
+    /** @return the commands for a call that waits for no replica (routed by key on a cluster) */
+    RedisClusterAsyncCommands<byte[], byte[]> commands() {
+        return routed;
     }
 
     /**
-     * @param key the record's key
-     * @param thenWait whether a {@code WAIT} will follow the write: then on a cluster the key's
-     *     master's own connection, since {@code WAIT} counts the writes of the connection it is sent on
-     * @return the commands to run the script (and its {@code WAIT}) on
+     * Loads every script ({@code SCRIPT LOAD}, sent together; on a cluster Lettuce's cluster API fans
+     * it out; a node without them answers NOSCRIPT, handled by {@link #run}).
+     *
+     * @param deadline when connecting must be done
      */
-    RedisClusterAsyncCommands<byte[], byte[]> commandsFor(byte[] key, boolean thenWait) {
-        if (cluster == null || !thenWait) {
-            return routed;
-        }
-        RedisClusterNode master = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
-        if (master == null) {
-            throw new IdempotencyStoreException(RedisMessages.storeFailed("routing",
-                    new IllegalStateException("no master known for slot " + SlotHash.getSlot(key))));
-        }
-        return cluster.getConnection(master.getNodeId()).async();
-    }
-
-    /** Loads every script ({@code SCRIPT LOAD}; on a cluster Lettuce's cluster API fans it out; a node without it answers NOSCRIPT, handled by {@link #run}). */
-    void loadScripts() {
+    void loadScripts(Deadline deadline) {
+        List<CompletableFuture<String>> loads = new ArrayList<>();
         for (RedisScript script : RedisScript.values()) {
-            String sha = await(routed.scriptLoad(script.source()), "SCRIPT LOAD", timeout);
-            if (!script.sha().equalsIgnoreCase(sha)) {
+            loads.add(routed.scriptLoad(script.source()).toCompletableFuture());
+        }
+        for (int i = 0; i < loads.size(); i++) {
+            String sha = await(loads.get(i), "SCRIPT LOAD", deadline.left(), timeout);
+            if (!RedisScript.values()[i].sha().equalsIgnoreCase(sha)) {
                 throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("SCRIPT LOAD", sha));
             }
         }
     }
 
     /**
+     * Reads {@code maxmemory_policy} from {@code INFO memory} of the server, or of every master that
+     * serves slots on a cluster. An error answer (such as {@code NOPERM}) is reported as the policy
+     * {@code unknown (...)}; no answer in time fails.
+     *
+     * @param deadline when the check must be done
+     * @param server how to name a single server in messages
+     * @return each master (its address) and its policy
+     */
+    Map<String, String> evictionPolicies(Deadline deadline, String server) {
+        Map<String, CompletableFuture<String>> infos = new LinkedHashMap<>();
+        if (cluster == null) {
+            infos.put(server, policy(routed.info("memory")));
+        } else {
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+                    infos.put("the master " + node.getUri().getHost() + ":" + node.getUri().getPort(),
+                            cluster.getConnectionAsync(node.getNodeId())
+                                    .thenCompose(master -> policy(master.async().info("memory"))));
+                }
+            }
+        }
+        Map<String, String> policies = new LinkedHashMap<>();
+        infos.forEach((node, info) -> policies.put(node, awaitStep(info, "INFO memory", deadline.left(), timeout,
+                late -> {
+                }, cause -> RedisMessages.storeFailed("INFO memory", cause))));
+        return policies;
+    }
+
+    private static CompletableFuture<String> policy(CompletionStage<String> info) {
+        return info.handle((text, failure) -> {
+            if (failure == null) {
+                for (String line : text.split("\r?\n")) {
+                    if (line.startsWith("maxmemory_policy:")) {
+                        return line.substring("maxmemory_policy:".length()).trim();
+                    }
+                }
+                return "unknown (INFO memory names no maxmemory_policy)";
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
+                    : failure;
+            if (cause instanceof RedisCommandExecutionException refused) {
+                return "unknown (INFO memory answered " + refused.getMessage() + ")";
+            }
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
+        }).toCompletableFuture();
+    }
+
+    /**
      * Runs a script with {@code EVALSHA}; on {@code NOSCRIPT}, with {@code EVAL} on the same key.
      *
      * @param <T> the answer's type
-     * @param commands where (see {@link #commandsFor})
+     * @param commands where: {@link #commands()}, or a waited-write connection's
      * @param script the script
      * @param type its answer's shape
      * @param key its only key
@@ -107,13 +179,13 @@ final class RedisLink implements AutoCloseable {
         byte[][] keys = {key};
         long started = System.nanoTime();
         try {
-            return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), timeout);
+            return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), timeout, timeout);
         } catch (NoScript e) {
             Duration left = timeout.minusNanos(System.nanoTime() - started);
             if (left.isNegative() || left.isZero()) {
                 throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
             }
-            return await(commands.<T>eval(script.source(), type, keys, args), script.operation(), left);
+            return await(commands.<T>eval(script.source(), type, keys, args), script.operation(), left, timeout);
         }
     }
 
@@ -124,27 +196,73 @@ final class RedisLink implements AutoCloseable {
      * @return how many did
      */
     long awaitReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands, int replicas, Duration waitTimeout) {
-        return await(commands.waitForReplication(replicas, waitTimeout.toMillis()), "WAIT", timeout.plus(waitTimeout));
+        return await(commands.waitForReplication(replicas, waitTimeout.toMillis()), "WAIT", timeout.plus(waitTimeout),
+                timeout);
     }
 
-    private <T> T await(RedisFuture<T> future, String operation, Duration limit) {
+    /**
+     * Waits for a command's answer; gives up (and cancels the command) after the limit.
+     *
+     * @param <T> the answer's type
+     * @param future the command
+     * @param operation what it is, for messages
+     * @param limit how long to wait
+     * @param timeout the setting, for messages
+     * @return the answer
+     * @throws IdempotencyStoreException when it fails, or does not come within the limit
+     */
+    static <T> T await(Future<T> future, String operation, Duration limit, Duration timeout) {
+        return get(future, operation, limit, timeout, () -> future.cancel(true),
+                cause -> RedisMessages.storeFailed(operation, cause));
+    }
+
+    /**
+     * Waits for a step of connecting (or a connection Lettuce shares, never to be cancelled); what
+     * comes after the limit is handed to {@code late}.
+     *
+     * @param <T> the step's result
+     * @param future the step
+     * @param operation what it is, for messages
+     * @param limit how long to wait
+     * @param timeout the setting, for messages
+     * @param late takes a result that comes too late (to close it)
+     * @param failed the message for a step that failed, from its cause
+     * @return the result
+     * @throws IdempotencyStoreException when it fails, or does not come within the limit
+     */
+    static <T> T awaitStep(CompletableFuture<T> future, String operation, Duration limit, Duration timeout,
+            Consumer<? super T> late, Function<Throwable, String> failed) {
+        return get(future, operation, limit, timeout, () -> future.thenAccept(late), failed);
+    }
+
+    private static <T> T get(Future<T> future, String operation, Duration limit, Duration timeout, Runnable giveUp,
+            Function<Throwable, String> failed) {
         try {
+            if (limit.isNegative() || limit.isZero()) {
+                throw new TimeoutException();
+            }
             return future.get(limit.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            future.cancel(true);
+            giveUp.run();
             throw new IdempotencyStoreException(RedisMessages.timedOut(operation, timeout), e);
         } catch (InterruptedException e) {
-            future.cancel(true);
+            giveUp.run();
             Thread.currentThread().interrupt();
             throw new IdempotencyStoreException(RedisMessages.interrupted(operation), e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            while (cause instanceof CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
             if (cause instanceof RedisNoScriptException
                     || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
                 throw new NoScript();
             }
-            throw new IdempotencyStoreException(RedisMessages.storeFailed(operation, cause), cause);
-        } catch (RuntimeException e) {
+            if (cause instanceof IdempotencyStoreException coded) {
+                throw coded;
+            }
+            throw new IdempotencyStoreException(failed.apply(cause), cause);
+        } catch (CancellationException e) {
             throw new IdempotencyStoreException(RedisMessages.storeFailed(operation, e), e);
         }
     }
@@ -155,6 +273,28 @@ final class RedisLink implements AutoCloseable {
 
         NoScript() {
             super(null, null, false, false);
+        }
+    }
+
+    /**
+     * When a sequence of steps (connecting, checking) must be done: they share one timeout.
+     *
+     * @param end the {@link System#nanoTime()} it ends at
+     */
+    record Deadline(long end) {
+
+        /**
+         * @param limit from now
+         * @return the deadline
+         */
+        static Deadline after(Duration limit) {
+            return new Deadline(System.nanoTime() + limit.toNanos());
+        }
+
+        /** @return the time left, zero once it passed */
+        Duration left() {
+            long left = end - System.nanoTime();
+            return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
         }
     }
 

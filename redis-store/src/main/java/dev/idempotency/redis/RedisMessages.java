@@ -126,4 +126,39 @@ final class RedisMessages {
         return "IDEMP0830: the Redis store could not connect at deployment; it tries again on first use (until then"
                 + " idempotent calls fail closed): " + why;
     }
+
+    static String evictionRefused(String node, String policy, String allowKey) {
+        return "IDEMP0831: the Redis store refuses " + node + ": its maxmemory-policy is " + policy
+                + ", so Redis may evict records under memory pressure and silently free keys whose work is in progress or"
+                + " done (a retry would run again); allowed: maxmemory-policy noeviction (a full Redis then fails writes"
+                + " closed), or " + allowKey + "=true to accept the risk; every call fails closed until then";
+    }
+
+    static String evictionAllowed(String node, String policy, String allowKey) {
+        return "IDEMP0832: " + node + " has maxmemory-policy " + policy + ": Redis may evict records under memory"
+                + " pressure and a retry of an evicted key runs again; used anyway because " + allowKey + "=true";
+    }
+
+    static String atLeastOnceClient(String waitKey) {
+        return "IDEMP0833: the @IdempotencyRedisClient client has autoReconnect on (Lettuce's at-least-once mode:"
+                + " after a reconnect it sends commands again on a new connection), and " + waitKey + " is above 0: a"
+                + " WAIT sent on a new connection counts none of the writes before it and may report replicas that never"
+                + " got them; give that client ClientOptions.autoReconnect(false), or let the store create its own client"
+                + " from the idempotency.redis.* settings (its waited writes use connections that never reconnect)";
+    }
+
+    static String closed() {
+        return "IDEMP0834: the Redis store is closed (the application is stopping); no call reaches Redis any more";
+    }
+
+    static String connecting(String where) {
+        return "IDEMP0835: the Redis store is connecting to " + where + " (or checking it) on another call; this call"
+                + " fails at once rather than wait in line (failing closed)";
+    }
+
+    static String waitFailed(String operation, String why, int wanted, boolean undone) {
+        return "IDEMP0836: the WAIT after the Redis store's " + operation + " got no answer (" + why + "): whether "
+                + wanted + " replica(s) have the write is unknown" + (undone ? "; the claim was given back" : "")
+                + " (failing closed)";
+    }
 }

@@ -90,11 +90,12 @@ final class RedisRecordFormat {
      * @param length its length
      * @param max the most the format holds
      * @return the length
-     * @throws IllegalArgumentException when it is over the format's limit
+     * @throws IdempotencyStoreException when it is over the format's limit ({@code IDEMP0826}): the
+     *     store cannot keep it, so the call fails closed as any store failure
      */
     static int checked(String what, int length, int max) {
         if (length > max) {
-            throw new IllegalArgumentException(RedisMessages.tooLong(what, length, max));
+            throw new IdempotencyStoreException(RedisMessages.tooLong(what, length, max));
         }
         return length;
     }

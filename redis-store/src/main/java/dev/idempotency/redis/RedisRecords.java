@@ -2,9 +2,16 @@ package dev.idempotency.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -18,31 +25,141 @@ import dev.idempotency.spi.StoredOutcome;
 
 /**
  * The store's operations over a {@link RedisLink}: each one script, one round trip, on the key
- * {@code <key-prefix><key>}; with {@code wait-replicas} above 0, a claim, a mark and a completion
- * that wrote are followed by {@code WAIT} on the same connection, and fail closed when too few
- * replicas acknowledge them (a claim is then given back first).
+ * {@code <key-prefix><key>}. With {@code wait-replicas} above 0, a claim, a mark and a completion
+ * run on a connection of their own ({@link RedisWaitLanes}), their script followed by {@code WAIT}
+ * on it when they wrote; they fail closed when too few replicas acknowledge them or the
+ * {@code WAIT} gets no answer (a claim is then given back first).
+ *
+ * <p>Before any call, the servers' {@code maxmemory-policy} must have been checked since the last
+ * (re)connect ({@link #admit()}): a Redis that may evict is refused unless
+ * {@code allow-eviction=true}.
  */
 final class RedisRecords {
 
     private static final Logger LOG = Logger.getLogger(RedisRecords.class.getName());
     /** Expiries beyond this (about 31 years) are cut to it: the server's clock plus it must stay a Lua integer. */
     private static final long MAX_MILLIS = 1_000_000_000_000L;
+    /** How long a refusal (IDEMP0831) is answered without asking the servers again. */
+    private static final long RECHECK_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final RedisLink link;
+    private final RedisWaitLanes lanes;
     private final String prefix;
     private final int waitReplicas;
     private final Duration waitTimeout;
+    private final Duration timeout;
+    private final boolean allowEviction;
+    private final String where;
+    private final String server;
+    /** Counts the client's (re)connects: each one makes the eviction check due again. */
+    private final AtomicLong connects;
+    private final ReentrantLock checking = new ReentrantLock();
+    /** The count of connects the last check covered; -1 before the first. */
+    private volatile long checked = -1;
+    /** Why calls are refused (IDEMP0831), or null. */
+    private volatile EvictionRefused refusal;
+    private volatile long recheckAt;
+    /** What the checks logged (guarded by {@link #checking}). */
+    private final Set<String> logged = new HashSet<>();
 
-    RedisRecords(RedisLink link, RedisSettings settings) {
+    /**
+     * @param link the shared connection
+     * @param lanes the waited writes' connections, or null when {@code wait-replicas} is 0
+     * @param settings the settings
+     * @param connects the client's (re)connects so far, counted on
+     * @param where the servers, for messages
+     * @param server a single server, for messages
+     */
+    RedisRecords(RedisLink link, RedisWaitLanes lanes, RedisSettings settings, AtomicLong connects, String where,
+            String server) {
         this.link = link;
+        this.lanes = lanes;
         this.prefix = settings.keyPrefix();
         this.waitReplicas = settings.waitReplicas();
         this.waitTimeout = settings.waitTimeout();
+        this.timeout = settings.timeout();
+        this.allowEviction = settings.allowEviction();
+        this.where = where;
+        this.server = server;
+        this.connects = connects;
     }
 
-    /** @return whether the connection is still held (closed ones are opened again) */
-    boolean isOpen() {
-        return link.isOpen();
+    /** @return whether the shared connection is gone for good (not just reconnecting) */
+    boolean isDead() {
+        return link.isDead();
+    }
+
+    /**
+     * Lets a call through once the servers' eviction policy was checked since the last (re)connect:
+     * one call checks ({@code INFO memory} on every master), the others meanwhile go on under the
+     * last verdict (or fail at once, before the first).
+     *
+     * @throws EvictionRefused while a server may evict and eviction is not allowed
+     * @throws IdempotencyStoreException when the check cannot be made
+     */
+    void admit() {
+        long now = connects.get();
+        EvictionRefused refused = refusal;
+        if (now == checked) {
+            if (refused == null) {
+                return;
+            }
+            if (System.nanoTime() < recheckAt) {
+                throw new EvictionRefused(refused.getMessage());
+            }
+        }
+        if (!checking.tryLock()) {
+            if (refused != null) {
+                throw new EvictionRefused(refused.getMessage());
+            }
+            if (checked < 0) {
+                throw new IdempotencyStoreException(RedisMessages.connecting(where));
+            }
+            return; // checked before: the check under way decides for the calls after it
+        }
+        try {
+            long covering = connects.get();
+            if (covering != checked || (refusal != null && System.nanoTime() >= recheckAt)) {
+                check(covering);
+            }
+        } finally {
+            checking.unlock();
+        }
+        refused = refusal;
+        if (refused != null) {
+            throw new EvictionRefused(refused.getMessage());
+        }
+    }
+
+    private void check(long covering) {
+        Map<String, String> policies = link.evictionPolicies(RedisLink.Deadline.after(timeout), server);
+        EvictionRefused refused = null;
+        for (Map.Entry<String, String> node : policies.entrySet()) {
+            if (RedisLink.NO_EVICTION.equals(node.getValue())) {
+                continue;
+            }
+            if (allowEviction) {
+                log(Level.WARNING, RedisMessages.evictionAllowed(node.getKey(), node.getValue(),
+                        RedisSettings.ALLOW_EVICTION));
+            } else if (refused == null) {
+                refused = new EvictionRefused(RedisMessages.evictionRefused(node.getKey(), node.getValue(),
+                        RedisSettings.ALLOW_EVICTION));
+                log(Level.SEVERE, refused.getMessage());
+            }
+        }
+        if (refused == null && !allowEviction) {
+            logged.clear(); // a server that evicts again is reported again
+        }
+        refusal = refused;
+        recheckAt = System.nanoTime() + RECHECK_NANOS;
+        checked = covering;
+    }
+
+    /** Logs each message once (per connect), not at every check. */
+    private void log(Level level, String message) {
+        if (logged.add(message)) {
+            LOG.log(level, message);
+        }
     }
 
     ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
@@ -50,9 +167,11 @@ final class RedisRecords {
         RedisRecordFormat.checked("fingerprint", fp.length, RedisRecordFormat.MAX_FINGERPRINT);
         String owner = UUID.randomUUID().toString();
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        List<Object> answer = link.run(commands, RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, fp, bytes(owner),
-                millis(lease), millis(lease.compareTo(retention) > 0 ? lease : retention));
+        byte[][] args = {fp, bytes(owner), millis(lease), millis(lease.compareTo(retention) > 0 ? lease : retention)};
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, List<Object>> script = commands -> link.run(commands,
+                RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, args);
+        List<Object> answer = waitReplicas == 0 ? script.apply(link.commands())
+                : writeAndWait("claim", redisKey, script, RedisRecords::acquired, () -> release(key, owner));
         if (answer == null || answer.size() != 3 || !(answer.get(0) instanceof Long acquired)
                 || !(answer.get(1) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("claim", answer));
@@ -63,42 +182,43 @@ final class RedisRecords {
             }
             return new ClaimResult.Existing(RedisRecordFormat.read(key, value, now));
         }
-        requireReplicas(commands, "claim", () -> release(key, owner));
         return new ClaimResult.Acquired(owner, Long.valueOf(1).equals(answer.get(2)));
+    }
+
+    private static boolean acquired(List<Object> answer) {
+        return answer != null && !answer.isEmpty() && Long.valueOf(1).equals(answer.get(0));
     }
 
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        boolean done = changed("complete", link.run(commands, RedisScript.COMPLETE, ScriptOutputType.INTEGER, redisKey,
-                bytes(owner), millis(retention), RedisRecordFormat.outcome(outcome)));
-        if (done) {
-            requireReplicas(commands, "complete", null);
-        }
-        return done;
+        byte[][] args = {bytes(owner), millis(retention), RedisRecordFormat.outcome(outcome)};
+        return changed("complete", written("complete", redisKey, commands -> link.run(commands, RedisScript.COMPLETE,
+                ScriptOutputType.INTEGER, redisKey, args)));
     }
 
     boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         byte[] redisKey = redisKey(key);
-        RedisClusterAsyncCommands<byte[], byte[]> commands = link.commandsFor(redisKey, waitReplicas > 0);
-        boolean done = changed("markExecuted", link.run(commands, RedisScript.MARK_EXECUTED, ScriptOutputType.INTEGER,
-                redisKey, bytes(owner), millis(lease), millis(retention)));
-        if (done) {
-            requireReplicas(commands, "markExecuted", null);
+        byte[][] args = {bytes(owner), millis(lease), millis(retention)};
+        return changed("markExecuted", written("markExecuted", redisKey, commands -> link.run(commands,
+                RedisScript.MARK_EXECUTED, ScriptOutputType.INTEGER, redisKey, args)));
+    }
+
+    private Object written(String operation, byte[] redisKey, Function<RedisClusterAsyncCommands<byte[], byte[]>, Object> script) {
+        if (waitReplicas == 0) {
+            return script.apply(link.commands());
         }
-        return done;
+        return writeAndWait(operation, redisKey, script, answer -> Long.valueOf(1).equals(answer), null);
     }
 
     boolean release(String key, String owner) {
         byte[] redisKey = redisKey(key);
-        return changed("release", link.run(link.commandsFor(redisKey, false), RedisScript.RELEASE,
-                ScriptOutputType.INTEGER, redisKey, bytes(owner)));
+        return changed("release", link.run(link.commands(), RedisScript.RELEASE, ScriptOutputType.INTEGER, redisKey,
+                bytes(owner)));
     }
 
     Optional<IdempotencyRecord> find(String key) {
         byte[] redisKey = redisKey(key);
-        List<Object> answer = link.run(link.commandsFor(redisKey, false), RedisScript.FIND, ScriptOutputType.MULTI,
-                redisKey);
+        List<Object> answer = link.run(link.commands(), RedisScript.FIND, ScriptOutputType.MULTI, redisKey);
         if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("find", answer));
         }
@@ -112,30 +232,54 @@ final class RedisRecords {
     }
 
     /**
-     * After a write: {@code WAIT} for the replicas, if asked to.
+     * A waited write: the script on a connection of its own, then, if it wrote, {@code WAIT} on the
+     * same connection.
      *
-     * @param undo what gives the write back when too few acknowledge it ({@code null}: nothing)
+     * @param undo what gives the write back when it cannot be confirmed ({@code null}: nothing)
      * @throws IdempotencyStoreException when fewer replicas than asked acknowledged it
+     *     ({@code IDEMP0822}), or the {@code WAIT} got no answer ({@code IDEMP0836})
      */
-    private void requireReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands, String operation, Runnable undo) {
-        if (waitReplicas == 0) {
-            return;
-        }
-        long acknowledged = link.awaitReplicas(commands, waitReplicas, waitTimeout);
-        if (acknowledged >= waitReplicas) {
-            return;
-        }
-        boolean undone = false;
-        if (undo != null) {
-            try {
-                undo.run();
-                undone = true;
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "giving back the claim failed too; it lapses with its lease", e);
+    private <T> T writeAndWait(String operation, byte[] redisKey,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> script, Predicate<T> wrote, Runnable undo) {
+        RedisWaitLanes.Lane lane = lanes.borrow();
+        boolean healthy = false;
+        try {
+            RedisClusterAsyncCommands<byte[], byte[]> commands = lane.commandsFor(redisKey);
+            T answer = script.apply(commands);
+            if (!wrote.test(answer)) {
+                healthy = true;
+                return answer;
             }
+            long acknowledged;
+            try {
+                acknowledged = link.awaitReplicas(commands, waitReplicas, waitTimeout);
+            } catch (IdempotencyStoreException e) {
+                throw new IdempotencyStoreException(RedisMessages.waitFailed(operation, e.getMessage(), waitReplicas,
+                        undo(undo)), e);
+            }
+            healthy = true;
+            if (acknowledged < waitReplicas) {
+                throw new IdempotencyStoreException(RedisMessages.tooFewReplicas(operation, acknowledged, waitReplicas,
+                        waitTimeout, undo(undo)));
+            }
+            return answer;
+        } finally {
+            lanes.giveBack(lane, healthy);
         }
-        throw new IdempotencyStoreException(RedisMessages.tooFewReplicas(operation, acknowledged, waitReplicas,
-                waitTimeout, undone));
+    }
+
+    /** @return whether the write was given back */
+    private static boolean undo(Runnable undo) {
+        if (undo == null) {
+            return false;
+        }
+        try {
+            undo.run();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "giving back the claim failed too; it lapses with its lease", e);
+            return false;
+        }
     }
 
     private static boolean changed(String operation, Object answer) {
@@ -161,5 +305,15 @@ final class RedisRecords {
             millis = MAX_MILLIS;
         }
         return bytes(Long.toString(Math.max(1, Math.min(MAX_MILLIS, millis))));
+    }
+
+    /** A server may evict records and {@code allow-eviction} is not set ({@code IDEMP0831}). */
+    static final class EvictionRefused extends IdempotencyStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        EvictionRefused(String message) {
+            super(message);
+        }
     }
 }

@@ -21,8 +21,10 @@ enum RedisScript {
     /**
      * KEYS[1] the record; ARGV fingerprint, owner, lease ms, kept ms (the larger of lease and
      * retention). Free key: a new claim. In progress, lease over (by the server's clock), same
-     * fingerprint: a takeover (version + 1, new owner). Anything else: the record as it is.
-     * Answers {1, now, takeover 0/1} or {0, now, record}.
+     * fingerprint: a takeover (version + 1, new owner). In progress with this very owner and
+     * fingerprint: this claim run again (a client that sent it twice), answered as the first time,
+     * nothing changed. Anything else: the record as it is. Answers {1, now, takeover 0/1} or
+     * {0, now, record}.
      */
     CLAIM("claim", """
             local v = redis.call('GET', KEYS[1])
@@ -31,10 +33,16 @@ enum RedisScript {
             local takeover = 0
             if v then
               local h = head(v)
+              if h and h.state == 1 and h.owner == ARGV[2] and h.fp == ARGV[1] then
+                if h.version ~= 1 then
+                  takeover = 1
+                end
+                return {1, now, takeover}
+              end
               if not h or h.state ~= 1 or now < h.deadline or h.fp ~= ARGV[1] then
                 return {0, now, v}
               end
-              version = h.version + 1
+              version = next_version(h.version)
               takeover = 1
             end
             redis.call('SET', KEYS[1], struct.pack(HEAD, 1, 1, now + tonumber(ARGV[3]), version,
@@ -44,32 +52,42 @@ enum RedisScript {
 
     /**
      * ARGV owner, retention ms, outcome bytes. Only the owner of an in-progress or executed
-     * record, whatever its lease: completed, kept for the retention. Answers 1 or 0.
+     * record, whatever its lease: completed, kept for the retention. Completed already by this
+     * owner with this very outcome: this completion run again, answered 1, nothing changed.
+     * Answers 1 or 0.
      */
     COMPLETE("complete", """
             local v = redis.call('GET', KEYS[1])
             local h = head(v)
+            if h and h.state == 3 and h.owner == ARGV[1] and string.sub(v, h.tail) == ARGV[3] then
+              return 1
+            end
             if not h or (h.state ~= 1 and h.state ~= 2) or h.owner ~= ARGV[1] then
               return 0
             end
             local now = now_ms()
-            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 3, 0, h.version + 1)
+            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 3, 0, next_version(h.version))
               .. string.sub(v, 15, h.tail - 1) .. ARGV[3], 'PXAT', now + tonumber(ARGV[2]))
             return 1
             """),
 
     /**
      * ARGV owner, lease ms, retention ms. Only the owner of an in-progress record, whatever its
-     * lease: executed, its outcome due within the lease, kept for the retention. Answers 1 or 0.
+     * lease: executed, its outcome due within the lease, kept for the retention. Executed already
+     * by this owner: this mark run again, answered 1, nothing changed (its deadline stays). Answers
+     * 1 or 0.
      */
     MARK_EXECUTED("markExecuted", """
             local v = redis.call('GET', KEYS[1])
             local h = head(v)
+            if h and h.state == 2 and h.owner == ARGV[1] then
+              return 1
+            end
             if not h or h.state ~= 1 or h.owner ~= ARGV[1] then
               return 0
             end
             local now = now_ms()
-            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 2, now + tonumber(ARGV[2]), h.version + 1)
+            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 2, now + tonumber(ARGV[2]), next_version(h.version))
               .. string.sub(v, 15, h.tail - 1), 'PXAT', now + tonumber(ARGV[3]))
             return 1
             """),
@@ -90,7 +108,11 @@ enum RedisScript {
             return {now_ms(), v}
             """);
 
-    /** What every script starts with: the server's clock and the record's head. */
+    /**
+     * What every script starts with: the server's clock, the record's head, and the next version
+     * (an unsigned 32-bit number: after 4294967295 it wraps to 1, never 0; versions are only told
+     * apart, never ordered, and the owner token decides who may write, so a wrap changes nothing).
+     */
     static final String PRELUDE = """
             local function now_ms()
               local t = redis.call('TIME')
@@ -103,6 +125,12 @@ enum RedisScript {
               end
               local _, state, deadline, version, fp, owner, tail = struct.unpack(HEAD, v)
               return {state = state, deadline = deadline, version = version, fp = fp, owner = owner, tail = tail}
+            end
+            local function next_version(n)
+              if n >= 4294967295 then
+                return 1
+              end
+              return n + 1
             end
             """;
 

@@ -32,9 +32,12 @@ import dev.idempotency.spi.support.ConfigLookup;
  *     ({@code wait-replicas}, default 0: no {@code WAIT})
  * @param waitTimeout how long {@code WAIT} may wait for them ({@code wait-timeout}, default
  *     {@value #DEFAULT_WAIT_TIMEOUT})
+ * @param allowEviction whether to use a Redis whose {@code maxmemory-policy} is not {@code noeviction}
+ *     ({@code allow-eviction}, default {@code false}: such a Redis is refused, {@code IDEMP0831})
  */
 public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> user, Optional<String> password,
-        boolean tls, Duration timeout, String keyPrefix, OptionalInt database, int waitReplicas, Duration waitTimeout) {
+        boolean tls, Duration timeout, String keyPrefix, OptionalInt database, int waitReplicas, Duration waitTimeout,
+        boolean allowEviction) {
 
     static final String PREFIX = "idempotency.redis.";
     static final String URI_KEY = PREFIX + "uri";
@@ -47,6 +50,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     static final String DATABASE = PREFIX + "database";
     static final String WAIT_REPLICAS = PREFIX + "wait-replicas";
     static final String WAIT_TIMEOUT = PREFIX + "wait-timeout";
+    static final String ALLOW_EVICTION = PREFIX + "allow-eviction";
 
     static final String DEFAULT_URI = "redis://localhost:6379";
     static final String DEFAULT_TIMEOUT = "PT2S";
@@ -79,7 +83,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", user=" + user.orElse("-") + ", password="
                 + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", timeout=" + timeout + ", keyPrefix='"
                 + keyPrefix + "', database=" + database + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + "]";
+                + waitTimeout + ", allowEviction=" + allowEviction + "]";
     }
 
     /** @return the servers, for messages */
@@ -144,8 +148,9 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
             }
         }
         Duration waitTimeout = duration(config, WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, true);
+        boolean allowEviction = value(config, ALLOW_EVICTION).map(v -> bool(ALLOW_EVICTION, v)).orElse(false);
         return new RedisSettings(List.copyOf(nodes), cluster, user, password, tls, timeout, prefix, database,
-                waitReplicas, waitTimeout);
+                waitReplicas, waitTimeout, allowEviction);
     }
 
     private static Optional<String> value(ConfigLookup config, String key) {

@@ -3,6 +3,7 @@ package dev.idempotency.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
 /**
@@ -130,6 +132,79 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
         assertThatThrownBy(() -> store().find(key)).isInstanceOf(IdempotencyStoreException.class);
         assertThat(store().release(key, "anyone")).isFalse();
         assertThat(admin("GET", "idem:" + key)).isEqualTo("2-written-by-a-later-version");
+    }
+
+    /** Runs a store script as the admin: a client that sent it twice (Lettuce re-sends commands after a reconnect). */
+    private List<String> runScript(RedisScript script, String key, String... args) {
+        List<String> command = new ArrayList<>(List.of("EVAL", new String(script.source(), StandardCharsets.UTF_8), "1",
+                "idem:" + key));
+        command.addAll(List.of(args));
+        return List.of(admin(command.toArray(String[]::new)).split("\n"));
+    }
+
+    @Test
+    void eachWritingScriptRunTwiceWithTheSameArgumentsGivesTheSameAnswer() {
+        String key = freshKey();
+        String owner = "owner-" + freshKey();
+        String lease = "60000";
+
+        List<String> claimed = runScript(RedisScript.CLAIM, key, "fp", owner, lease, lease);
+        List<String> claimedAgain = runScript(RedisScript.CLAIM, key, "fp", owner, lease, lease);
+        assertThat(claimed).hasSize(3).first().isEqualTo("1");
+        assertThat(claimedAgain).as("the claim run again: acquired again, not found in progress").hasSize(3)
+                .first().isEqualTo("1");
+        assertThat(claimedAgain.get(2)).as("takeover").isEqualTo(claimed.get(2));
+        assertThat(runScript(RedisScript.CLAIM, key, "fp", "owner-other", lease, lease).get(0))
+                .as("another claim still finds it").isEqualTo("0");
+
+        assertThat(runScript(RedisScript.MARK_EXECUTED, key, owner, lease, lease)).containsExactly("1");
+        assertThat(runScript(RedisScript.MARK_EXECUTED, key, owner, lease, lease)).as("the mark run again")
+                .containsExactly("1");
+        assertThat(runScript(RedisScript.MARK_EXECUTED, key, "owner-other", lease, lease)).containsExactly("0");
+
+        assertThat(runScript(RedisScript.COMPLETE, key, owner, lease, "the-outcome")).containsExactly("1");
+        assertThat(runScript(RedisScript.COMPLETE, key, owner, lease, "the-outcome")).as("the completion run again")
+                .containsExactly("1");
+        assertThat(runScript(RedisScript.COMPLETE, key, owner, lease, "another-outcome"))
+                .as("the owner completing with another outcome changes nothing").containsExactly("0");
+        assertThat(runScript(RedisScript.MARK_EXECUTED, key, owner, lease, lease)).as("completed: no mark")
+                .containsExactly("0");
+    }
+
+    @Test
+    void theVersionWrapsToOneAfterItsLargestValue() {
+        String key = freshKey();
+        admin("EVAL", "return redis.call('SET', KEYS[1], struct.pack('>BBi8I4Hc0Bc0', 1, 1, 0, 4294967295, 2, 'fp', 3,"
+                + " 'old'), 'PX', 60000)", "1", "idem:" + key);
+
+        ClaimResult claim = store().claim(key, "fp", LONG);
+        assertThat(claim).isInstanceOfSatisfying(ClaimResult.Acquired.class, a -> assertThat(a.takeover()).isTrue());
+        assertThat(head(key).get(3)).as("version after 2^32 - 1").isEqualTo("1");
+        String owner = ((ClaimResult.Acquired) claim).owner();
+        assertThat(store().markExecuted(key, owner, LONG, LONG)).isTrue();
+        assertThat(head(key).get(3)).isEqualTo("2");
+    }
+
+    @Test
+    void aFingerprintOrHeadersOverTheFormatsLimitsFailAsAStoreFailureWithACode() {
+        String tooLong = "f".repeat(70_000);
+        assertThatThrownBy(() -> store().claim(freshKey(), tooLong, LONG)).isInstanceOf(IdempotencyStoreException.class)
+                .hasMessageContaining("IDEMP0826").hasMessageContaining("fingerprint");
+
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        Map<String, List<String>> manyHeaders = new java.util.HashMap<>();
+        for (int i = 0; i < 70_000; i++) {
+            manyHeaders.put("X-" + i, List.of("v"));
+        }
+        assertThatThrownBy(() -> store().complete(key, owner, StoredOutcome.of(200, manyHeaders, new byte[0]), LONG))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0826")
+                .hasMessageContaining("header count");
+        assertThatThrownBy(() -> store().complete(key, owner, StoredOutcome.of(200,
+                Map.of("X-" + "n".repeat(70_000), List.of("v")), new byte[0]), LONG))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0826")
+                .hasMessageContaining("header name");
+        assertThat(store().complete(key, owner, sampleOutcome(), LONG)).as("nothing was written").isTrue();
     }
 
     @Test

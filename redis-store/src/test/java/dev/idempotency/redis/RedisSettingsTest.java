@@ -35,6 +35,8 @@ class RedisSettingsTest {
         assertThat(settings.database()).isEmpty();
         assertThat(settings.waitReplicas()).isZero();
         assertThat(settings.waitTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(settings.allowEviction()).as("a Redis that may evict is refused by default").isFalse();
+        assertThat(load(Map.of("idempotency.redis.allow-eviction", "TRUE")).allowEviction()).isTrue();
     }
 
     @Test
@@ -90,6 +92,8 @@ class RedisSettingsTest {
     void aSwitchThatIsNeitherTrueNorFalseFailsTheDeployment() {
         assertRefused(Map.of("idempotency.redis.cluster", "yes"), "IDEMP0803", "idempotency.redis.cluster='yes'");
         assertRefused(Map.of("idempotency.redis.tls", "on"), "IDEMP0803", "idempotency.redis.tls='on'");
+        assertRefused(Map.of("idempotency.redis.allow-eviction", "maybe"), "IDEMP0803",
+                "idempotency.redis.allow-eviction='maybe'");
     }
 
     @Test

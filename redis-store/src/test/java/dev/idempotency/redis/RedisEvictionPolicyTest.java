@@ -1,0 +1,147 @@
+package dev.idempotency.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Level;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+
+/**
+ * A Redis that may evict keys would silently free live claims: the store refuses one whose
+ * {@code maxmemory-policy} is not {@code noeviction} unless {@code idempotency.redis.allow-eviction=true};
+ * a {@code noeviction} Redis that is full fails writes closed.
+ */
+class RedisEvictionPolicyTest {
+
+    private final List<RedisConnection> connections = new ArrayList<>();
+    private RedisServer server;
+    private LogCapture log;
+
+    @AfterEach
+    void stop() throws Exception {
+        connections.forEach(RedisConnection::close);
+        if (log != null) {
+            log.close();
+        }
+        if (server != null) {
+            server.stop();
+        }
+    }
+
+    private IdempotencyStore store(String... more) {
+        Map<String, String> settings = server.settings(more);
+        RedisConnection connection = new RedisConnection(RedisSettings.load(key -> Optional.ofNullable(settings.get(key))));
+        connections.add(connection);
+        return new RedisIdempotencyStore(connection);
+    }
+
+    private static String key() {
+        return UUID.randomUUID().toString().replace("-", "");
+    }
+
+    @Test
+    void aRedisThatMayEvictIsRefusedWithASevereCodedMessageUnlessEvictionIsAllowedExplicitly() throws Exception {
+        server = RedisServer.start("evicting", 7361, "--maxmemory", "3mb", "--maxmemory-policy", "volatile-lru");
+        log = new LogCapture();
+        IdempotencyStore refusing = store();
+
+        assertThatThrownBy(() -> refusing.claim(key(), "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0831")
+                .hasMessageContaining("volatile-lru").hasMessageContaining("noeviction")
+                .hasMessageContaining("idempotency.redis.allow-eviction=true");
+        assertThatThrownBy(() -> refusing.find(key())).as("every call, not just the first")
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0831");
+        assertThat(log.messages(Level.SEVERE, "IDEMP0831")).as("logged SEVERE, once")
+                .hasSize(1).allSatisfy(m -> assertThat(m).contains("volatile-lru"));
+
+        IdempotencyStore allowing = store("idempotency.redis.allow-eviction", "true");
+        assertThat(allowing.claim(key(), "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(log.messages(Level.WARNING, "IDEMP0832")).as("allowed, but said so")
+                .isNotEmpty().allSatisfy(m -> assertThat(m).contains("volatile-lru"));
+
+        server.cli("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        ClaimResult claim = null;
+        while (claim == null) {
+            try {
+                claim = refusing.claim(key(), "fp", Duration.ofMinutes(1));
+            } catch (IdempotencyStoreException stillRefused) {
+                assertThat(stillRefused).hasMessageContaining("IDEMP0831");
+                assertThat(System.nanoTime()).as("checked again within 10 s").isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
+        assertThat(claim).as("once the server no longer evicts").isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aServerThatComesBackWithAnEvictionPolicyIsRefusedAfterTheReconnect() throws Exception {
+        server = RedisServer.start("evicts-later", 7363);
+        IdempotencyStore store = store();
+        assertThat(store.claim(key(), "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+
+        server.stop();
+        server = RedisServer.start("evicts-later", 7363, "--maxmemory-policy", "allkeys-lru");
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        IdempotencyStoreException refused = null;
+        while (refused == null) {
+            try {
+                store.find(key());
+                org.assertj.core.api.Assertions.fail("a call went through to a server that may evict");
+            } catch (IdempotencyStoreException e) {
+                if (e.getMessage().contains("IDEMP0831")) {
+                    refused = e;
+                } else { // not reconnected yet
+                    assertThat(System.nanoTime()).as("reconnected within 20 s").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+            }
+        }
+        assertThat(refused).hasMessageContaining("allkeys-lru");
+    }
+
+    @Test
+    void aFullNoevictionRedisFailsClaimsClosedAndNeverHandsOutAKeyInProgress() throws Exception {
+        server = RedisServer.start("full", 7362, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction");
+        IdempotencyStore store = store();
+        String live = key();
+        String lapsed = key();
+        assertThat(store.claim(live, "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.claim(lapsed, "fp", Duration.ofMillis(200), Duration.ofMinutes(1)))
+                .isInstanceOf(ClaimResult.Acquired.class);
+
+        server.cli("EVAL", "redis.call('SET', 'filler', string.rep('x', 4 * 1024 * 1024)) return 1", "0");
+        assertThat(server.cli("INFO", "memory")).contains("maxmemory_policy:noeviction");
+        Thread.sleep(300); // the second lease runs out
+
+        String fresh = key();
+        assertThatThrownBy(() -> store.claim(fresh, "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("OOM");
+        assertThat(store.find(fresh)).isEmpty();
+        for (String inProgress : List.of(live, lapsed)) {
+            Throwable failure = catchThrowable(() -> {
+                ClaimResult again = store.claim(inProgress, "fp", Duration.ofMinutes(1));
+                assertThat(again).as("a key in progress is never acquired by a claim that cannot write")
+                        .isInstanceOfSatisfying(ClaimResult.Existing.class,
+                                existing -> assertThat(existing.record().state()).isEqualTo(RecordState.IN_PROGRESS));
+            });
+            if (failure != null) {
+                assertThat(failure).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("OOM");
+            }
+        }
+    }
+}
