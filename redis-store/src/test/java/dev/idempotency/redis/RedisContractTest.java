@@ -9,19 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
-import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
-import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
@@ -205,52 +198,5 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
                 .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0826")
                 .hasMessageContaining("header name");
         assertThat(store().complete(key, owner, sampleOutcome(), LONG)).as("nothing was written").isTrue();
-    }
-
-    @Test
-    void ofManyConcurrentClaimsOfOneExpiredLeaseExactlyOneSameRequestTakesItOver() throws Exception {
-        int keys = 10;
-        int threads = 16;
-        List<String> keyList = new ArrayList<>();
-        List<String> crashed = new ArrayList<>();
-        for (int k = 0; k < keys; k++) {
-            String key = freshKey();
-            keyList.add(key);
-            crashed.add(acquire(key, "fp", shortDuration(), LONG));
-        }
-        elapse(shortDuration());
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            for (int k = 0; k < keys; k++) {
-                String key = keyList.get(k);
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<ClaimResult>> results = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    String fingerprint = t % 2 == 0 ? "fp" : "fp-other-" + t;
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        return store().claim(key, fingerprint, LONG, LONG);
-                    }));
-                }
-                start.countDown();
-                List<ClaimResult.Acquired> acquired = new ArrayList<>();
-                for (Future<ClaimResult> result : results) {
-                    ClaimResult claim = result.get(30, TimeUnit.SECONDS);
-                    if (claim instanceof ClaimResult.Acquired a) {
-                        acquired.add(a);
-                    } else {
-                        IdempotencyRecord record = ((ClaimResult.Existing) claim).record();
-                        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-                        assertThat(record.fingerprint()).isEqualTo("fp");
-                    }
-                }
-                assertThat(acquired).as("takeovers of one expired lease").hasSize(1);
-                assertThat(acquired.get(0).takeover()).isTrue();
-                assertThat(store().complete(key, crashed.get(k), sampleOutcome(), LONG)).isFalse();
-                assertThat(store().complete(key, acquired.get(0).owner(), sampleOutcome(), LONG)).isTrue();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
     }
 }
