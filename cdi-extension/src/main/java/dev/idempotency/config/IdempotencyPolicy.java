@@ -19,8 +19,11 @@ import dev.idempotency.IdempotencyScope;
  * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
  * @param serverIssuedKeys whether keys must be tokens this application issued
  * @param sharedName whether the endpoint's explicit name is shared with other methods on purpose
+ * @param keySource where an HTTP request's key comes from ({@link KeySource#DEFAULT} for a non-HTTP method)
+ * @param fingerprint what an HTTP request's fingerprint covers ({@link FingerprintRule#DEFAULT} for a
+ *     non-HTTP method)
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
         IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
-        boolean serverIssuedKeys, boolean sharedName) {
+        boolean serverIssuedKeys, boolean sharedName, KeySource keySource, FingerprintRule fingerprint) {
 }
