@@ -142,8 +142,9 @@ final class MultipartBodies {
      */
     private static int indexOf(byte[] body, int length, int from, byte[] needle, boolean afterLineBreak) {
         for (int i = from; i + needle.length <= length; i++) {
-            if (startsWith(body, length, i, needle)
-                    && (!afterLineBreak || (i >= from + 2 && body[i - 2] == '\r' && body[i - 1] == '\n'))) {
+            // the line break first: a body of dashes must not cost a boundary's length per byte
+            if ((!afterLineBreak || (i >= from + 2 && body[i - 2] == '\r' && body[i - 1] == '\n'))
+                    && startsWith(body, length, i, needle)) {
                 return i;
             }
         }
