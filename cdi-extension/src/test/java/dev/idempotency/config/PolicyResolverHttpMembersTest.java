@@ -140,7 +140,7 @@ class PolicyResolverHttpMembersTest {
     void aKeyHeaderThatIsNoHeaderNameFailsWithIdemp0122() {
         config.put(key(Hooks.class, "github", "keyHeader"), "X GitHub: Delivery");
 
-        assertRefused(Hooks.class, "github").hasMessageStartingWith("IDEMP0122")
+        assertRefused(Hooks.class, "github").hasMessageStartingWith("IDEMP0140")
                 .hasMessageContaining(key(Hooks.class, "github", "keyHeader") + "='X GitHub: Delivery'")
                 .hasMessageContaining("RFC 9110 token");
     }
@@ -149,13 +149,13 @@ class PolicyResolverHttpMembersTest {
     void aKeyFromBodyOrFingerprintMemberThatIsNoJsonPointerFailsWithIdemp0123() {
         for (String bad : List.of("id", "/a~2", "/a~")) {
             config.put(key(Hooks.class, "stripe", "keyFromBody"), bad);
-            assertRefused(Hooks.class, "stripe").hasMessageStartingWith("IDEMP0123")
+            assertRefused(Hooks.class, "stripe").hasMessageStartingWith("IDEMP0141")
                     .hasMessageContaining(key(Hooks.class, "stripe", "keyFromBody") + "='" + bad + "'")
                     .hasMessageContaining("RFC 6901");
         }
         config.clear();
         config.put(key(Hooks.class, "amounts", "fingerprintMembers"), "/amount,currency");
-        assertRefused(Hooks.class, "amounts").hasMessageStartingWith("IDEMP0123")
+        assertRefused(Hooks.class, "amounts").hasMessageStartingWith("IDEMP0141")
                 .hasMessageContaining(key(Hooks.class, "amounts", "fingerprintMembers") + "='currency'");
     }
 
@@ -163,7 +163,7 @@ class PolicyResolverHttpMembersTest {
     void aKeyHeaderAndAKeyFromBodyTogetherFailWithIdemp0124() {
         config.put(key(Hooks.class, "github", "keyFromBody"), "/id");
 
-        assertRefused(Hooks.class, "github").hasMessageStartingWith("IDEMP0124")
+        assertRefused(Hooks.class, "github").hasMessageStartingWith("IDEMP0142")
                 .hasMessageContaining("@Idempotent(keyHeader)='X-GitHub-Delivery'")
                 .hasMessageContaining(key(Hooks.class, "github", "keyFromBody") + "='/id'");
     }
@@ -172,7 +172,7 @@ class PolicyResolverHttpMembersTest {
     void anUnknownFingerprintModeFailsWithIdemp0125() {
         config.put("Idempotent/fingerprint", "CANONICAL");
 
-        assertRefused(Hooks.class, "plain").hasMessageStartingWith("IDEMP0125")
+        assertRefused(Hooks.class, "plain").hasMessageStartingWith("IDEMP0143")
                 .hasMessageContaining("Idempotent/fingerprint='CANONICAL'")
                 .hasMessageContaining("[BODY, JSON, MULTIPART, NONE]");
     }
@@ -181,7 +181,7 @@ class PolicyResolverHttpMembersTest {
     void fingerprintMembersWithoutTheJsonModeFailWithIdemp0126() {
         config.put(key(Hooks.class, "plain", "fingerprintMembers"), "/amount");
 
-        assertRefused(Hooks.class, "plain").hasMessageStartingWith("IDEMP0126")
+        assertRefused(Hooks.class, "plain").hasMessageStartingWith("IDEMP0144")
                 .hasMessageContaining(key(Hooks.class, "plain", "fingerprintMembers") + "='/amount'")
                 .hasMessageContaining("@Idempotent(fingerprint)='BODY'");
     }
@@ -189,24 +189,24 @@ class PolicyResolverHttpMembersTest {
     @Test
     void readingTheBodyOfAMethodWithoutOneFailsWithIdemp0127() {
         config.put(key(Hooks.class, "lookup", "keyFromBody"), "/id");
-        assertRefused(Hooks.class, "lookup").hasMessageStartingWith("IDEMP0127")
+        assertRefused(Hooks.class, "lookup").hasMessageStartingWith("IDEMP0145")
                 .hasMessageContaining(key(Hooks.class, "lookup", "keyFromBody") + "='/id'").hasMessageContaining("GET");
 
         config.clear();
         config.put(key(Hooks.class, "remove", "fingerprint"), "MULTIPART");
-        assertRefused(Hooks.class, "remove").hasMessageStartingWith("IDEMP0127")
+        assertRefused(Hooks.class, "remove").hasMessageStartingWith("IDEMP0145")
                 .hasMessageContaining(key(Hooks.class, "remove", "fingerprint") + "='MULTIPART'")
                 .hasMessageContaining("DELETE");
     }
 
     @Test
     void anHttpMemberOnAMethodWithoutAnHttpRequestFailsWithIdemp0128() {
-        assertRefused(Consumer.class, "onMessage").hasMessageStartingWith("IDEMP0128")
+        assertRefused(Consumer.class, "onMessage").hasMessageStartingWith("IDEMP0146")
                 .hasMessageContaining("@Idempotent(keyHeader)='X-Nope'").hasMessageContaining("@IdempotencyKey");
 
         config.put(key(Consumer.class, "onOther", "fingerprintMembers"), "/amount");
         config.put(key(Consumer.class, "onOther", "fingerprint"), "JSON");
-        assertRefused(Consumer.class, "onOther").hasMessageStartingWith("IDEMP0128")
+        assertRefused(Consumer.class, "onOther").hasMessageStartingWith("IDEMP0146")
                 .hasMessageContaining(key(Consumer.class, "onOther", "fingerprint") + "='JSON'");
     }
 
