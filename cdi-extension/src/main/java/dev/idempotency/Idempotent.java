@@ -25,7 +25,9 @@ import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
  * retry with the same key and the same request replays that response with
  * {@code Idempotent-Replayed: true}; a retry while the first is still running gets
  * {@code 409}; a retry with another body, method or path gets {@code 422}. docs/http-contract.md lists the
- * whole contract and its problem types.
+ * whole contract and its problem types. A webhook receiver takes the key from its sender's header
+ * ({@link #keyHeader()}) or from the body ({@link #keyFromBody()}); {@link #fingerprint()} chooses
+ * what of a request must be the same for a retry to replay.
  *
  * <p>On a CDI bean, EJB or message-consumer method, the key comes from parameters marked
  * {@link IdempotencyKey}. The first call with a key runs the method and stores its return value
@@ -84,7 +86,8 @@ public @interface Idempotent {
     String lease() default "PT60S";
 
     /**
-     * Whether HTTP callers must send a key. Default {@code true}: a request without one gets
+     * Whether HTTP callers must send a key (where the endpoint takes it from: its header, or the
+     * body with {@link #keyFromBody()}). Default {@code true}: a request without one gets
      * {@code 400} ({@code missing-key}) and the method does not run. With {@code false}, a
      * request without a key runs the method with no idempotency at all.
      *
@@ -130,11 +133,71 @@ public @interface Idempotent {
     boolean failOpen() default false;
 
     /**
+     * The request header that carries the key on this endpoint, e.g. {@code "X-GitHub-Delivery"},
+     * {@code "ce-id"} (CloudEvents) or {@code "X-Shopify-Webhook-Id"}: for webhook receivers, whose
+     * senders put a unique delivery id in a header of their own. Default {@code ""}: the library's
+     * key header ({@code idempotency.key-header}, {@code Idempotency-Key}). The value is read with
+     * the same rules as the {@code Idempotency-Key} (a bare token or an sf-string, 1 to
+     * {@code idempotency.max-key-length} printable US-ASCII characters, one header only).
+     * {@link #required()} applies to it. Must be an HTTP header name (an RFC 9110 token), and
+     * cannot be combined with {@link #keyFromBody()}; anything else fails the deployment. JAX-RS
+     * resource methods only.
+     *
+     * @return the key's header, or {@code ""} for the library's
+     */
+    @Nonbinding
+    String keyHeader() default "";
+
+    /**
+     * Takes the key from the JSON request body instead of a header: an RFC 6901 JSON Pointer to a
+     * string or number in it, e.g. {@code "/id"} (a Stripe event's id) or {@code "/data/object/id"}.
+     * A number becomes its exact decimal digits ({@code 1e3} is the key {@code 1000}, nothing is
+     * rounded). A body that is not JSON, or without a string or number at the pointer, has no key:
+     * {@code 400} ({@code missing-key}, naming the pointer) unless {@link #required()} is
+     * {@code false}. Default {@code ""}: the key comes from a header. The pointer must be valid
+     * RFC 6901 and not {@code ""} (the whole body), the method must be one whose request has a
+     * body (not {@code GET}, {@code HEAD}, {@code DELETE} or {@code OPTIONS}), and
+     * {@link #keyHeader()} must not be set; anything else fails the deployment. JAX-RS resource
+     * methods only.
+     *
+     * @return the JSON Pointer to the key in the body, or {@code ""}
+     */
+    @Nonbinding
+    String keyFromBody() default "";
+
+    /**
+     * What of an HTTP request the fingerprint covers, see {@link IdempotencyFingerprint}. Default
+     * {@link IdempotencyFingerprint#BODY}: the method, the path, the query and the whole body, byte
+     * for byte. Configured values are the constant names, case-insensitive; an unknown one fails
+     * the deployment, as does a mode that reads the body ({@code JSON}, {@code MULTIPART}) on a
+     * method whose request has none. JAX-RS resource methods only (non-HTTP methods:
+     * {@link #fingerprintArguments()}).
+     *
+     * @return what the fingerprint covers
+     */
+    @Nonbinding
+    IdempotencyFingerprint fingerprint() default IdempotencyFingerprint.BODY;
+
+    /**
+     * With {@code fingerprint = JSON}: the only parts of the body the fingerprint covers, as RFC
+     * 6901 JSON Pointers, e.g. {@code {"/amount", "/currency"}}; a change anywhere else replays.
+     * Each value is canonicalised as {@link IdempotencyFingerprint#JSON} says; a member that is
+     * missing counts as absent, which differs from {@code null}. Their order does not matter.
+     * Default: none (the whole body). In MicroProfile Config, a comma-separated list ({@code \,}
+     * for a comma in a pointer). Each must be a valid pointer other than {@code ""}, and the
+     * {@link #fingerprint()} must be {@code JSON}; anything else fails the deployment.
+     *
+     * @return the JSON Pointers the fingerprint covers, or none for the whole body
+     */
+    @Nonbinding
+    String[] fingerprintMembers() default {};
+
+    /**
      * For CDI bean, EJB and message-consumer methods: whether the arguments that are not part of
      * the key are fingerprinted (as JSON-B), so that a key reused with other arguments fails with
      * {@link IdempotencyKeyReuseException} instead of replaying. Default {@code true}. Set it to
      * {@code false} when the other arguments legitimately differ between deliveries (a
-     * redelivery counter, a timestamp). HTTP requests always fingerprint the whole request.
+     * redelivery counter, a timestamp). HTTP requests are fingerprinted as {@link #fingerprint()} says.
      *
      * @return whether non-key arguments are fingerprinted
      */
@@ -240,6 +303,26 @@ public @interface Idempotent {
         @Override
         public boolean failOpen() {
             return false;
+        }
+
+        @Override
+        public String keyHeader() {
+            return "";
+        }
+
+        @Override
+        public String keyFromBody() {
+            return "";
+        }
+
+        @Override
+        public IdempotencyFingerprint fingerprint() {
+            return IdempotencyFingerprint.BODY;
+        }
+
+        @Override
+        public String[] fingerprintMembers() {
+            return new String[0];
         }
 
         @Override

@@ -21,10 +21,14 @@ import dev.idempotency.IdempotencyScope;
  * @param serverIssuedKeys whether keys must be tokens this application issued
  * @param sharedName whether the endpoint's explicit name is shared with other methods on purpose
  * @param anonymous whether unauthenticated callers run or are refused
+ * @param keySource where an HTTP request's key comes from ({@link KeySource#DEFAULT} for a non-HTTP method)
+ * @param fingerprint what an HTTP request's fingerprint covers ({@link FingerprintRule#DEFAULT} for a
+ *     non-HTTP method)
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
         IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
-        boolean serverIssuedKeys, boolean sharedName, AnonymousCallers anonymous) {
+        boolean serverIssuedKeys, boolean sharedName, AnonymousCallers anonymous, KeySource keySource,
+        FingerprintRule fingerprint) {
 
     /** @return whether keys are scoped by tenant ({@code TENANT}, {@code TENANT_PRINCIPAL}) */
     public boolean tenantScoped() {

@@ -97,6 +97,14 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     }
 
     /**
+     * @param name a header name as configured
+     * @return whether it is an HTTP header name (an RFC 9110 token)
+     */
+    public static boolean isHeaderName(String name) {
+        return Reader.isToken(name);
+    }
+
+    /**
      * @param config where the settings are read
      * @return the validated settings
      * @throws IdempotencyDefinitionException listing every bad setting

@@ -66,6 +66,7 @@ public final class PolicyResolver {
             throw new IdempotencyDefinitionException(Messages.ttlShorterThanLease(
                     members.where, ttl.key, ttl.value, lease.key, lease.value));
         }
+        HttpMembers.Resolved http = HttpMembers.resolve(members, annotation, beanClass, method);
         return new IdempotencyPolicy(
                 identity(beanClass, method, members),
                 ttlValue,
@@ -78,7 +79,9 @@ public final class PolicyResolver {
                         String.valueOf(annotation.fingerprintArguments()))),
                 bool(members.where, members.value("serverIssuedKeys", String.valueOf(annotation.serverIssuedKeys()))),
                 bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))),
-                anonymous(members.where, members.value("anonymous", annotation.anonymous().name())));
+                anonymous(members.where, members.value("anonymous", annotation.anonymous().name())),
+                http.keySource(),
+                http.fingerprint());
     }
 
     /**
@@ -107,11 +110,15 @@ public final class PolicyResolver {
     }
 
     /** A value and where it came from, for messages. */
-    private record Setting(String key, String value) {
+    record Setting(String key, String value) {
+        /** @return whether the value was configured rather than annotated */
+        boolean configured() {
+            return !key.startsWith("@");
+        }
     }
 
     /** Looks up one method's members. */
-    private final class Members {
+    final class Members {
         private final String fqcn;
         private final String methodName;
         final String where;
@@ -140,6 +147,12 @@ public final class PolicyResolver {
                 }
             }
             return new Setting("@Idempotent(" + member + ")", annotated);
+        }
+
+        /** @return the member's config key on the method level, if it is set */
+        Optional<Setting> onMethodLevel(String member) {
+            String key = fqcn + "/" + methodName + "/Idempotent/" + member;
+            return config.get(key).map(value -> new Setting(key, value.trim()));
         }
     }
 

@@ -2,8 +2,12 @@ package dev.idempotency.config;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 
@@ -72,6 +76,43 @@ public final class ResourceMethods {
         }
         String joined = template.length() == 0 ? "/" : template.toString();
         return TEMPLATE_PARAMETER.matcher(joined).replaceAll("{$1}");
+    }
+
+    /**
+     * @param type the resource class
+     * @param method one of its resource methods
+     * @return whether it consumes JSON media types only ({@code application/json},
+     *     {@code application/*+json}), by its {@code @Consumes} or, without one, its class's; without
+     *     either it consumes anything
+     */
+    public static boolean consumesJsonOnly(Class<?> type, Method method) {
+        Method declared = declaringResourceMethod(type, method);
+        Consumes consumes = declared == null ? null : declared.getAnnotation(Consumes.class);
+        if (consumes == null) {
+            consumes = onType(type, Consumes.class);
+        }
+        if (consumes == null) {
+            return false;
+        }
+        List<String> mediaTypes = Arrays.stream(consumes.value()).flatMap(v -> Arrays.stream(v.split(",")))
+                .map(v -> v.split(";", 2)[0].strip().toLowerCase(Locale.ROOT)).filter(v -> !v.isEmpty()).toList();
+        return !mediaTypes.isEmpty() && mediaTypes.stream().allMatch(
+                m -> m.equals("application/json") || (m.startsWith("application/") && m.endsWith("+json")));
+    }
+
+    private static <A extends Annotation> A onType(Class<?> type, Class<A> annotation) {
+        for (Class<?> current = type; current != null && current != Object.class; current = current.getSuperclass()) {
+            if (current.isAnnotationPresent(annotation)) {
+                return current.getAnnotation(annotation);
+            }
+            for (Class<?> contract : current.getInterfaces()) {
+                A found = onType(contract, annotation);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
     }
 
     private static Path classPath(Class<?> type) {

@@ -150,6 +150,45 @@ public final class Messages {
                 + allowed + " (case-insensitive)";
     }
 
+    public static String invalidKeyHeader(String where, String key, String value) {
+        return "IDEMP0140: " + where + ": " + key + "='" + value + "' is not an HTTP header name; allowed: an RFC 9110"
+                + " token such as X-GitHub-Delivery, ce-id or X-Shopify-Webhook-Id, or \"\" for idempotency.key-header";
+    }
+
+    public static String invalidBodyPointer(String where, String key, String value) {
+        return "IDEMP0141: " + where + ": " + key + "='" + value + "' is not a JSON Pointer to a part of the body;"
+                + " allowed: an RFC 6901 pointer such as /id or /data/object/id (a '/' before each step, ~0 for '~'"
+                + " and ~1 for '/' in a step)";
+    }
+
+    public static String twoKeySources(String where, String headerKey, String header, String bodyKey, String pointer) {
+        return "IDEMP0142: " + where + ": " + headerKey + "='" + header + "' and " + bodyKey + "='" + pointer
+                + "' both say where the key comes from; allowed: one of them, a header or a JSON Pointer into the body";
+    }
+
+    public static String unknownFingerprint(String where, String key, String value, String allowed) {
+        return "IDEMP0143: " + where + ": " + key + "='" + value + "' is not a fingerprint mode; allowed: " + allowed
+                + " (case-insensitive)";
+    }
+
+    public static String membersWithoutJson(String where, String membersKey, String members, String modeKey,
+            String mode) {
+        return "IDEMP0144: " + where + ": " + membersKey + "='" + members + "' needs fingerprint JSON, but " + modeKey
+                + "='" + mode + "'; allowed: fingerprintMembers with fingerprint=JSON, or no fingerprintMembers";
+    }
+
+    public static String bodyOfBodilessMethod(String where, String key, String value, String httpMethod) {
+        return "IDEMP0145: " + where + ": " + key + "='" + value + "' reads the request body, but the resource method"
+                + " answers " + httpMethod + ", whose requests have none; allowed: this member on a method with a body"
+                + " (POST, PUT, PATCH), or its default";
+    }
+
+    public static String httpMemberOnNonHttpMethod(String where, String key, String value) {
+        return "IDEMP0146: " + where + ": " + key + "='" + value + "' applies to JAX-RS resource methods only, and this"
+                + " method is none; allowed: the member's default here (the key comes from @IdempotencyKey parameters,"
+                + " the fingerprint from fingerprintArguments), or the member on the class or a resource method";
+    }
+
     // --- 02xx: store selection ----------------------------------------------------------
 
     public static String inMemoryStoreInUse(int maxEntries) {

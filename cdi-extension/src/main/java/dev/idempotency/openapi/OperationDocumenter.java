@@ -16,11 +16,14 @@ import org.eclipse.microprofile.openapi.models.headers.Header;
 import org.eclipse.microprofile.openapi.models.media.Content;
 import org.eclipse.microprofile.openapi.models.media.Schema;
 import org.eclipse.microprofile.openapi.models.parameters.Parameter;
+import org.eclipse.microprofile.openapi.models.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
+import dev.idempotency.config.BodyPointer;
 import dev.idempotency.config.HttpOperation;
 import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.KeySource;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.TenantSource;
 import dev.idempotency.jaxrs.IdempotencyProblem;
@@ -29,17 +32,19 @@ import dev.idempotency.jaxrs.IdempotencyProblem;
  * Adds the idempotency contract to the operations of an OpenAPI document that are
  * {@code @Idempotent}:
  * <ul>
- * <li>the key header (name, required or not, 1 to {@code idempotency.max-key-length} printable
- * US-ASCII characters, how long its outcome is kept); on a tenant-scoped operation whose tenant
- * comes from a header, that header too;</li>
+ * <li>the key header (the library's or the endpoint's {@code keyHeader}: name, required or not, 1 to
+ * {@code idempotency.max-key-length} printable US-ASCII characters, how long its outcome is kept),
+ * or, for a key taken from the body ({@code keyFromBody}), the same on the request body's
+ * description; on a tenant-scoped operation whose tenant comes from a header, that header too;</li>
  * <li>the {@code 400}, {@code 409}, {@code 410}, {@code 413}, {@code 422} and {@code 503} answers
  * as {@code application/problem+json}, each listing its problem types ({@code Retry-After} on 409
  * and 503), and {@code 401} where anonymous callers are refused or the tenant comes with the
  * credentials (with {@code WWW-Authenticate} when {@code idempotency.authentication-challenge}
  * is set), unless the application documented that status itself;</li>
  * <li>the {@code Idempotent-Replayed} header on the documented success answers;</li>
- * <li>an {@code x-idempotency} extension with the machine-readable settings (header, required,
- * ttl, lease, scope, anonymous, and the tenant source of a tenant-scoped operation).</li>
+ * <li>an {@code x-idempotency} extension with the machine-readable settings (header or keyFromBody,
+ * required, ttl, lease, scope, serverIssuedKeys, anonymous, fingerprint and fingerprintMembers, and
+ * the tenant source of a tenant-scoped operation).</li>
  * </ul>
  * Operations are found by HTTP method and path: a document's path ends with the operation's path
  * relative to its JAX-RS application; the application path in front of it is the one most
@@ -127,9 +132,12 @@ final class OperationDocumenter {
     }
 
     private void document(Operation operation, IdempotencyPolicy policy) {
-        boolean hasHeader = hasHeader(operation, settings.keyHeader());
-        if (!hasHeader) {
-            operation.addParameter(keyParameter(policy));
+        KeySource source = policy.keySource();
+        String header = source.header().isEmpty() ? settings.keyHeader() : source.header();
+        if (source.fromBody()) {
+            describeKeyInBody(operation, policy);
+        } else if (!hasHeader(operation, header)) {
+            operation.addParameter(keyParameter(policy, header));
         }
         if (policy.tenantScoped() && settings.tenantSource() == TenantSource.HEADER && !hasHeader(operation,
                 settings.tenantHeader())) {
@@ -152,7 +160,11 @@ final class OperationDocumenter {
             }
         }
         Map<String, Object> extension = new LinkedHashMap<>();
-        extension.put("header", settings.keyHeader());
+        if (source.fromBody()) {
+            extension.put("keyFromBody", source.bodyPointer().text());
+        } else {
+            extension.put("header", header);
+        }
         extension.put("required", policy.required());
         extension.put("ttl", policy.ttl().toString());
         extension.put("lease", policy.lease().toString());
@@ -163,6 +175,11 @@ final class OperationDocumenter {
         if (policy.tenantScoped()) {
             extension.put("tenantSource", settings.tenantSource().name());
         }
+        extension.put("fingerprint", policy.fingerprint().mode().name());
+        if (!policy.fingerprint().members().isEmpty()) {
+            extension.put("fingerprintMembers",
+                    policy.fingerprint().members().stream().map(BodyPointer::text).toList());
+        }
         operation.addExtension("x-idempotency", extension);
     }
 
@@ -171,7 +188,28 @@ final class OperationDocumenter {
                 .anyMatch(p -> p.getIn() == Parameter.In.HEADER && name.equalsIgnoreCase(p.getName()));
     }
 
-    private Parameter keyParameter(IdempotencyPolicy policy) {
+    /**
+     * A key in the body has no parameter of its own: the request body says where it is. An
+     * operation without a documented body (OpenAPI requires content for one) keeps only the
+     * {@code x-idempotency} extension.
+     */
+    private void describeKeyInBody(Operation operation, IdempotencyPolicy policy) {
+        RequestBody body = operation.getRequestBody();
+        if (body == null) {
+            return;
+        }
+        String pointer = policy.keySource().bodyPointer().text();
+        String note = "Its value at the JSON Pointer `" + pointer + "` (a string, or a number) is the idempotency key:"
+                + " a request with the key of an earlier one and the same request gets the first response back, with `"
+                + settings.replayedHeader() + ": true`, for " + policy.ttl() + " (ISO-8601); one while the first is"
+                + " still running gets 409; the same key with another request gets 422."
+                + (policy.required() ? " Without a value there, the request gets 400 missing-key."
+                        : " Without a value there, the request runs with no idempotency at all.");
+        body.setDescription(body.getDescription() == null || body.getDescription().isBlank() ? note
+                : body.getDescription() + "\n\n" + note);
+    }
+
+    private Parameter keyParameter(IdempotencyPolicy policy, String header) {
         String description = "Identifies this operation across retries: send a new unique value (a UUID) for each"
                 + " new operation and the same value when retrying it. A retry with the same key and the same request"
                 + " gets the first response back, with `" + settings.replayedHeader() + ": true`, for "
@@ -182,7 +220,7 @@ final class OperationDocumenter {
                 + (policy.required() ? "" : " Optional: without it the request runs with no idempotency at all.");
         Schema schema = SchemaTypes.string().minLength(1).maxLength(settings.maxKeyLength())
                 .pattern("^[\\x20-\\x7E]+$");
-        return OASFactory.createParameter().name(settings.keyHeader()).in(Parameter.In.HEADER)
+        return OASFactory.createParameter().name(header).in(Parameter.In.HEADER)
                 .required(policy.required()).description(description).schema(schema);
     }
 

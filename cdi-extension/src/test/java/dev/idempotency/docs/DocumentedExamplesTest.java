@@ -36,6 +36,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.ws.rs.POST;
 
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
@@ -824,8 +825,9 @@ class DocumentedExamplesTest {
         }
     }
 
-    /** The bean the overrides shown are moved onto. */
+    /** The resource method the overrides shown are moved onto: a POST, so that every member applies. */
     static class Probe {
+        @POST
         @Idempotent
         public void run() {
         }

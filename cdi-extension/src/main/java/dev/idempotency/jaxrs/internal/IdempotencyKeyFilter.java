@@ -4,7 +4,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.security.Principal;
-import java.util.List;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -32,17 +31,22 @@ import dev.idempotency.tokens.TokenRegistry;
 
 /**
  * The request side of the contract: refuses an anonymous caller where the endpoint wants an
- * authenticated one, validates the key, finds the request's key space (its caller and tenant),
- * fingerprints the whole request, claims the key, and either lets the request through (new key),
- * or answers it at once: replay, 409, 422, 400, 401, 413 or 503. Nothing is executed unless the
- * claim was acquired.
+ * authenticated one, reads the key (from its header, or from the JSON body), finds the request's
+ * key space (its caller and tenant), fingerprints the request as the endpoint says, claims the key,
+ * and either lets the request through (new key), or answers it at once: replay, 409, 422, 400,
+ * 401, 413 or 503. Nothing is executed unless the claim was acquired. Everything the endpoint's
+ * definition decides (the key's header or pointer, the fingerprint mode, the JSON-P parser, the
+ * tenant source) is set up in the constructor, once.
  */
 public final class IdempotencyKeyFilter implements ContainerRequestFilter {
 
     private final IdempotencyStore store;
     private final AdmittedClaims claims;
     private final LibrarySettings settings;
-    private final IdempotencyKeyParser keyParser;
+    private final RequestKeys keys;
+    private final RequestFingerprinter fingerprinter;
+    /** The server's JSON-P, looked up once where keys or fingerprints read JSON bodies; else {@code null}. */
+    private final JsonBodies jsonBodies;
     private final HttpEndpoint endpoint;
     private final IdempotencyPolicy policy;
     private final ReplayCache replayCache;
@@ -50,6 +54,8 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final TokenRegistry tokens;
     private final TenantLookup tenants;
     private final String missingTenant;
+    /** The 422 answer's detail: what the fingerprint covers, under the key's name. */
+    private final String keyReused;
 
     /**
      * @param services what the HTTP side works with
@@ -59,9 +65,14 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.store = services.store();
         this.claims = services.claims();
         this.settings = services.settings();
-        this.keyParser = new IdempotencyKeyParser(settings.maxKeyLength());
         this.endpoint = endpoint;
         this.policy = endpoint.policy();
+        this.keys = new RequestKeys(policy.keySource(), settings.keyHeader(), settings.maxKeyLength());
+        this.fingerprinter = new RequestFingerprinter(policy.fingerprint());
+        this.jsonBodies = keys.fromBody() || fingerprinter.readsJson() ? new JsonBodies() : null;
+        this.keyReused = "Idempotency-Key".equals(keys.name()) && fingerprinter.coversWholeBody()
+                ? "This Idempotency-Key was used with a different request (body, method, path or query)."
+                : "This " + keys.name() + " was used with a different request (" + fingerprinter.covered() + ").";
         this.replayCache = services.replayCache();
         this.events = services.events();
         this.tokens = services.tokens();
@@ -78,23 +89,13 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             request.abortWith(unauthorized());
             return;
         }
-        List<String> values = request.getHeaders().get(settings.keyHeader());
-        if (values == null || values.isEmpty()) {
-            if (policy.required()) {
-                request.abortWith(ProblemResponses.of(IdempotencyProblem.MISSING_KEY,
-                        "This endpoint requires an " + settings.keyHeader() + " header."));
-            }
+        RequestKeys.Read key = keys.fromBody() ? null : keys.fromHeader(request.getHeaders().get(keys.header()));
+        if (key != null && !admissible(request, key)) {
             return;
         }
-        IdempotencyKeyParser.Result key = keyParser.parse(values);
-        if (!key.valid()) {
-            request.abortWith(ProblemResponses.of(IdempotencyProblem.INVALID_KEY, key.error() + "."));
-            return;
-        }
-        KeySpace space = KeySpace.of(policy, tenants, new HttpScopeRequest(request, policy.endpoint(), principal));
-        if (!space.admitted()) {
-            request.abortWith(space.refusal() == KeySpace.Refusal.AUTHENTICATION_REQUIRED ? unauthorized()
-                    : ProblemResponses.of(IdempotencyProblem.MISSING_TENANT, missingTenant));
+        // A key from a header: the key space is known before the body is read.
+        KeySpace space = key == null ? null : keySpace(request, principal);
+        if (key != null && space == null) {
             return;
         }
         RequestBody body;
@@ -112,10 +113,26 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return;
         }
         request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
+        JsonBodies.Parsed json = jsonBodies == null ? null : jsonBodies.of(body);
+        if (key == null) {
+            key = keys.fromBody(json);
+            if (!admissible(request, key)) {
+                return;
+            }
+            space = keySpace(request, principal);
+            if (space == null) {
+                return;
+            }
+        }
 
         URI uri = request.getUriInfo().getRequestUri();
-        String fingerprint = RequestFingerprint.of(request.getMethod(), uri.getRawPath(), uri.getRawQuery(),
-                body.bytes(), body.length());
+        String fingerprint = fingerprinter.of(request.getMethod(), uri.getRawPath(), uri.getRawQuery(), body,
+                request.getHeaderString(HttpHeaders.CONTENT_TYPE), json);
+        if (fingerprint == null) {
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNREADABLE_BODY,
+                    "This endpoint takes JSON, and the request body is not JSON; nothing was executed."));
+            return;
+        }
         String scopedKey = space.key(policy, key.key());
         IdempotencyRecord completed = replayCache.find(scopedKey);
         if (completed != null) {
@@ -148,6 +165,34 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     }
 
     /**
+     * @return the request's key space (its caller and tenant), or {@code null} when the request was
+     *     refused for want of one ({@code 400} missing tenant, {@code 401} where credentials must say it)
+     */
+    private KeySpace keySpace(ContainerRequestContext request, Principal principal) {
+        KeySpace space = KeySpace.of(policy, tenants, new HttpScopeRequest(request, policy.endpoint(), principal));
+        if (space.admitted()) {
+            return space;
+        }
+        request.abortWith(space.refusal() == KeySpace.Refusal.AUTHENTICATION_REQUIRED ? unauthorized()
+                : ProblemResponses.of(IdempotencyProblem.MISSING_TENANT, missingTenant));
+        return null;
+    }
+
+    /**
+     * @return whether the request goes on with the key read: not when it has none (answered
+     *     {@code 400} where a key is required, let through unclaimed elsewhere) or a malformed one
+     */
+    private boolean admissible(ContainerRequestContext request, RequestKeys.Read key) {
+        if (key.key() != null) {
+            return true;
+        }
+        if (!key.missing() || policy.required()) {
+            request.abortWith(ProblemResponses.of(key.problem(), key.detail()));
+        }
+        return false;
+    }
+
+    /**
      * The first request with a key on an endpoint that requires server-issued keys runs only if
      * the key is a live token issued to this caller; otherwise the claim is given back and the
      * request answered {@code 400} (or {@code 503} when the store cannot tell).
@@ -163,7 +208,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return false;
         }
         request.abortWith(ProblemResponses.of(IdempotencyProblem.UNKNOWN_TOKEN,
-                "The Idempotency-Key is not a token issued to this caller, or it expired; nothing was executed."
+                "The " + keys.name() + " is not a token issued to this caller, or it expired; nothing was executed."
                         + " Ask for a new token."));
         return false;
     }
@@ -194,18 +239,17 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
 
     private Response answer(IdempotencyOutcome decided, IdempotencyRecord existing) {
         if (decided == IdempotencyOutcome.MISMATCH) {
-            return ProblemResponses.of(IdempotencyProblem.KEY_REUSED,
-                    "This Idempotency-Key was used with a different request (body, method, path or query).");
+            return ProblemResponses.of(IdempotencyProblem.KEY_REUSED, keyReused);
         }
         switch (existing.state()) {
             case IN_PROGRESS, EXECUTED -> {
                 return ProblemResponses.retryable(IdempotencyProblem.REQUEST_IN_PROGRESS,
-                        "A request with this Idempotency-Key is still being processed. Retry later.",
+                        "A request with this " + keys.name() + " is still being processed. Retry later.",
                         settings.retryAfterSeconds());
             }
             case OUTCOME_LOST -> {
                 return ProblemResponses.of(IdempotencyProblem.RESPONSE_LOST,
-                        "The request with this Idempotency-Key was executed, but its response was lost before it"
+                        "The request with this " + keys.name() + " was executed, but its response was lost before it"
                                 + " could be stored. It will not be executed again.");
             }
             case COMPLETED -> {
@@ -215,7 +259,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         StoredOutcome outcome = existing.outcome();
         if (!outcome.bodyStored()) {
             Response.ResponseBuilder problem = ProblemResponses.builder(IdempotencyProblem.RESPONSE_NOT_STORED,
-                    "The request with this Idempotency-Key succeeded with status " + outcome.status()
+                    "The request with this " + keys.name() + " succeeded with status " + outcome.status()
                             + ", but its response was too large to store. It will not be executed again.");
             copyHeaders(outcome, problem, true);
             return problem.header(settings.replayedHeader(), "true").build();

@@ -11,12 +11,22 @@ import java.util.List;
 public final class IdempotencyKeyParser {
 
     private final int maxLength;
+    private final String header;
 
     /**
      * @param maxLength the longest key allowed, in characters
      */
     public IdempotencyKeyParser(int maxLength) {
+        this(maxLength, "Idempotency-Key");
+    }
+
+    /**
+     * @param maxLength the longest key allowed, in characters
+     * @param header the header's name, as error texts give it
+     */
+    public IdempotencyKeyParser(int maxLength, String header) {
         this.maxLength = maxLength;
+        this.header = header;
     }
 
     /** The outcome of parsing: a key or the reason it was refused. */
@@ -41,7 +51,7 @@ public final class IdempotencyKeyParser {
      */
     public Result parse(List<String> values) {
         if (values.size() > 1) {
-            return Result.refused("the request has " + values.size() + " Idempotency-Key headers; send exactly one");
+            return Result.refused("the request has " + values.size() + " " + header + " headers; send exactly one");
         }
         return parse(values.get(0));
     }
@@ -53,7 +63,7 @@ public final class IdempotencyKeyParser {
     public Result parse(String raw) {
         String value = raw == null ? "" : trimOws(raw);
         if (value.isEmpty()) {
-            return Result.refused("the Idempotency-Key header is empty");
+            return Result.refused("the " + header + " header is empty");
         }
         return value.charAt(0) == '"' ? parseSfString(value) : parseBare(value);
     }
@@ -65,7 +75,7 @@ public final class IdempotencyKeyParser {
             char c = value.charAt(i);
             if (c == '\\') {
                 if (i + 1 >= value.length() || (value.charAt(i + 1) != '"' && value.charAt(i + 1) != '\\')) {
-                    return Result.refused("the quoted Idempotency-Key has an invalid escape; only \\\" and \\\\ are allowed");
+                    return Result.refused("the quoted " + header + " has an invalid escape; only \\\" and \\\\ are allowed");
                 }
                 key.append(value.charAt(i + 1));
                 i += 2;
@@ -73,17 +83,17 @@ public final class IdempotencyKeyParser {
             }
             if (c == '"') {
                 if (i != value.length() - 1) {
-                    return Result.refused("the quoted Idempotency-Key has characters after its closing quote");
+                    return Result.refused("the quoted " + header + " has characters after its closing quote");
                 }
                 return checked(key.toString());
             }
             if (c < 0x20 || c > 0x7E) {
-                return Result.refused("the Idempotency-Key must be printable US-ASCII");
+                return Result.refused("the " + header + " must be printable US-ASCII");
             }
             key.append(c);
             i++;
         }
-        return Result.refused("the quoted Idempotency-Key has no closing quote");
+        return Result.refused("the quoted " + header + " has no closing quote");
     }
 
     private Result parseBare(String value) {
@@ -91,11 +101,11 @@ public final class IdempotencyKeyParser {
             char c = value.charAt(i);
             if (c < 0x21 || c > 0x7E) {
                 return Result.refused(c == ' ' || c == '\t'
-                        ? "the Idempotency-Key has whitespace; quote it as an sf-string to send spaces"
-                        : "the Idempotency-Key must be printable US-ASCII");
+                        ? "the " + header + " has whitespace; quote it as an sf-string to send spaces"
+                        : "the " + header + " must be printable US-ASCII");
             }
             if (c == '"' || c == '\\' || c == ',') {
-                return Result.refused("the bare Idempotency-Key has '" + c
+                return Result.refused("the bare " + header + " has '" + c
                         + "'; send one key, quoted as an sf-string if it needs that character");
             }
         }
@@ -104,10 +114,10 @@ public final class IdempotencyKeyParser {
 
     private Result checked(String key) {
         if (key.isEmpty()) {
-            return Result.refused("the Idempotency-Key is empty");
+            return Result.refused("the " + header + " is empty");
         }
         if (key.length() > maxLength) {
-            return Result.refused("the Idempotency-Key has " + key.length() + " characters; at most " + maxLength
+            return Result.refused("the " + header + " has " + key.length() + " characters; at most " + maxLength
                     + " are allowed");
         }
         return Result.ok(key);

@@ -26,6 +26,8 @@ import java.util.function.Function;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.AbstractMultivaluedMap;
@@ -39,6 +41,7 @@ import jakarta.ws.rs.ext.WriterInterceptorContext;
 
 import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyFingerprint;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
@@ -69,45 +72,118 @@ final class FakeRequests {
     private FakeRequests() {
     }
 
-    /** The resource class whose {@code @Idempotent} methods the tests' endpoints stand for. */
+    /**
+     * The resource class whose {@code @Idempotent} methods the tests' endpoints stand for. Their
+     * HTTP method designators are read at deployment: a key or fingerprint from the body needs one.
+     */
     @Idempotent(lease = "PT10S")
     static class Payments {
+        @POST
         public Response create(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", failOpen = true)
         public Response createOrRunUnprotected(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", pinServerErrors = true)
         public Response createPinningServerErrors(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", required = false)
         public Response createWithOptionalKey(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", serverIssuedKeys = true)
         public Response createWithIssuedToken(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", scope = IdempotencyScope.TENANT)
         public Response createForTenant(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", scope = IdempotencyScope.TENANT_PRINCIPAL)
         public Response createForTenantUser(String body) {
             return null;
         }
 
+        @POST
         @Idempotent(lease = "PT10S", anonymous = AnonymousCallers.REJECT)
         public Response createForMembers(String body) {
+            return null;
+        }
+
+        /** A GitHub webhook receiver: the delivery id is the key. */
+        @POST
+        @Idempotent(lease = "PT10S", keyHeader = "X-GitHub-Delivery")
+        public Response github(String body) {
+            return null;
+        }
+
+        /** A CloudEvents (binary mode) receiver: the event id alone decides. */
+        @POST
+        @Idempotent(lease = "PT10S", keyHeader = "ce-id", fingerprint = IdempotencyFingerprint.NONE)
+        public Response cloudEvent(String body) {
+            return null;
+        }
+
+        /** A Stripe webhook receiver: the event's id in the body is the key. */
+        @POST
+        @Consumes(MediaType.APPLICATION_JSON)
+        @Idempotent(lease = "PT10S", keyFromBody = "/id")
+        public Response stripe(String body) {
+            return null;
+        }
+
+        @POST
+        @Idempotent(lease = "PT10S", keyFromBody = "/data/id", required = false)
+        public Response bodyKeyIfAny(String body) {
+            return null;
+        }
+
+        @POST
+        @Consumes({MediaType.APPLICATION_JSON, "application/merge-patch+json"})
+        @Idempotent(lease = "PT10S", fingerprint = IdempotencyFingerprint.JSON)
+        public Response createJson(String body) {
+            return null;
+        }
+
+        /** JSON fingerprint on an endpoint that takes anything: a body that is no JSON counts as bytes. */
+        @POST
+        @Idempotent(lease = "PT10S", fingerprint = IdempotencyFingerprint.JSON)
+        public Response createJsonOrBytes(String body) {
+            return null;
+        }
+
+        @POST
+        @Consumes(MediaType.APPLICATION_JSON)
+        @Idempotent(lease = "PT10S", fingerprint = IdempotencyFingerprint.JSON,
+                fingerprintMembers = {"/currency", "/amount", "/items/0/sku"})
+        public Response charge(String body) {
+            return null;
+        }
+
+        @POST
+        @Idempotent(lease = "PT10S", fingerprint = IdempotencyFingerprint.MULTIPART)
+        public Response upload(String body) {
+            return null;
+        }
+
+        @POST
+        @Idempotent(lease = "PT10S", fingerprint = IdempotencyFingerprint.NONE)
+        public Response createByKeyAlone(String body) {
             return null;
         }
     }

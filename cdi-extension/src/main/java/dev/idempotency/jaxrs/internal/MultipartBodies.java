@@ -1,0 +1,169 @@
+package dev.idempotency.jaxrs.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Splits a {@code multipart/*} body (RFC 2046, section 5.1.1) into its parts, so that the
+ * fingerprint can cover each part's headers and content without the boundary, which clients
+ * choose at random for every request. The preamble and the epilogue carry no meaning and are
+ * left out. Only what is needed to find the parts is checked; a body that cannot be split is no
+ * multipart body here, and the server's own parser decides whether it is one.
+ */
+final class MultipartBodies {
+
+    private static final int MAX_BOUNDARY = 70;
+
+    private MultipartBodies() {
+    }
+
+    /**
+     * One part: its header fields (names in lower case, values trimmed, in order) and where its
+     * content lies in the body.
+     *
+     * @param headers name, value, name, value, ...
+     * @param start the content's first byte
+     * @param end the byte after the content
+     */
+    record Part(List<String> headers, int start, int end) {
+    }
+
+    /**
+     * @param contentType the request's {@code Content-Type}, or {@code null}
+     * @param body the buffered body
+     * @param length its length
+     * @return the parts, or {@code null} when the body is no multipart body with the boundary the
+     *     content type names
+     */
+    static List<Part> split(String contentType, byte[] body, int length) {
+        String boundary = boundary(contentType);
+        if (boundary == null) {
+            return null;
+        }
+        byte[] dashBoundary = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        int position = firstDelimiter(body, length, dashBoundary);
+        if (position < 0) {
+            return null;
+        }
+        List<Part> parts = new ArrayList<>();
+        while (true) {
+            position += dashBoundary.length;
+            if (startsWith(body, length, position, "--")) {
+                return parts;
+            }
+            while (position < length && (body[position] == ' ' || body[position] == '\t')) {
+                position++; // transport padding
+            }
+            if (!startsWith(body, length, position, "\r\n")) {
+                return null;
+            }
+            int start = position + 2;
+            int next = indexOf(body, length, start, dashBoundary, true);
+            if (next < 0) {
+                return null; // no close delimiter: truncated
+            }
+            Part part = part(body, start, next - 2);
+            if (part == null) {
+                return null;
+            }
+            parts.add(part);
+            position = next;
+        }
+    }
+
+    /** A part: header lines up to an empty line, then the content; no headers when it starts with the empty line. */
+    private static Part part(byte[] body, int start, int end) {
+        List<String> headers = new ArrayList<>();
+        int line = start;
+        while (true) {
+            if (line == end) {
+                return new Part(List.copyOf(headers), end, end); // no empty line: the part has no content
+            }
+            int lineEnd = indexOf(body, end, line, new byte[] {'\r', '\n'}, false);
+            if (lineEnd < 0) {
+                return null; // headers without the empty line that ends them
+            }
+            if (lineEnd == line) {
+                return new Part(List.copyOf(headers), lineEnd + 2, end);
+            }
+            String field = new String(body, line, lineEnd - line, StandardCharsets.ISO_8859_1);
+            if ((field.charAt(0) == ' ' || field.charAt(0) == '\t') && !headers.isEmpty()) {
+                // an obsolete folded line continues the previous field's value
+                int last = headers.size() - 1;
+                headers.set(last, (headers.get(last) + " " + field.strip()).strip());
+            } else {
+                int colon = field.indexOf(':');
+                if (colon <= 0) {
+                    return null;
+                }
+                headers.add(field.substring(0, colon).strip().toLowerCase(Locale.ROOT));
+                headers.add(field.substring(colon + 1).strip());
+            }
+            line = lineEnd + 2;
+        }
+    }
+
+    /** @return the {@code boundary} parameter of a {@code multipart/*} media type, or {@code null} */
+    static String boundary(String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        String[] parameters = contentType.split(";");
+        if (!parameters[0].strip().toLowerCase(Locale.ROOT).startsWith("multipart/")) {
+            return null;
+        }
+        for (int i = 1; i < parameters.length; i++) {
+            String parameter = parameters[i].strip();
+            int equals = parameter.indexOf('=');
+            if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase("boundary")) {
+                String value = parameter.substring(equals + 1).strip();
+                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                    value = value.substring(1, value.length() - 1).replaceAll("\\\\(.)", "$1");
+                }
+                return value.isEmpty() || value.length() > MAX_BOUNDARY ? null : value;
+            }
+        }
+        return null;
+    }
+
+    /** The first dash-boundary at the start of the body or of a line. */
+    private static int firstDelimiter(byte[] body, int length, byte[] dashBoundary) {
+        if (startsWith(body, length, 0, dashBoundary)) {
+            return 0;
+        }
+        return indexOf(body, length, 0, dashBoundary, true);
+    }
+
+    /**
+     * @param afterLineBreak whether the match must follow a CRLF (a delimiter), which is then
+     *     not part of the index returned
+     */
+    private static int indexOf(byte[] body, int length, int from, byte[] needle, boolean afterLineBreak) {
+        for (int i = from; i + needle.length <= length; i++) {
+            // the line break first: a body of dashes must not cost a boundary's length per byte
+            if ((!afterLineBreak || (i >= from + 2 && body[i - 2] == '\r' && body[i - 1] == '\n'))
+                    && startsWith(body, length, i, needle)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean startsWith(byte[] body, int length, int at, String prefix) {
+        return startsWith(body, length, at, prefix.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private static boolean startsWith(byte[] body, int length, int at, byte[] prefix) {
+        if (at < 0 || at + prefix.length > length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (body[at + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,243 @@
+package dev.idempotency.jaxrs.internal;
+
+import static dev.idempotency.jaxrs.internal.FakeRequests.REPLAYED_HEADER;
+import static dev.idempotency.jaxrs.internal.FakeRequests.post;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import jakarta.ws.rs.core.Response;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.jaxrs.internal.FakeRequests.Answer;
+import dev.idempotency.jaxrs.internal.FakeRequests.Library;
+import dev.idempotency.jaxrs.internal.FakeRequests.Server;
+
+/**
+ * What a retry must keep to be replayed, per {@code fingerprint} mode, in this JVM: canonical JSON
+ * (member order, whitespace and number spelling do not count), selected JSON members, multipart
+ * parts without their boundary, or the key alone; the method, the path and the query count in
+ * every mode.
+ */
+class FingerprintModesTest {
+
+    private static final String ORDER = "{\"orderId\":\"o-1\",\"amount\":1250,\"currency\":\"EUR\"}";
+
+    private final Library library = new Library();
+    private final AtomicInteger runs = new AtomicInteger();
+
+    private Function<String, Response> created() {
+        return body -> Response.status(201).entity("{\"payment\":" + runs.incrementAndGet() + "}")
+                .type("application/json").build();
+    }
+
+    private static void assertReplayOf(Answer first, Answer retry) {
+        assertThat(retry.status).as(retry.toString()).isEqualTo(first.status);
+        assertThat(retry.body).isEqualTo(first.body);
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+    }
+
+    private static void assertKeyReused(Answer answer) {
+        assertThat(answer.status).as(answer.toString()).isEqualTo(422);
+        assertThat(answer.problemType()).isEqualTo("key-reused");
+    }
+
+    @Test
+    void inJsonModeAnotherMemberOrderOrWhitespaceReplays() {
+        Server server = library.server("createJson");
+        Answer first = server.send(post("/payments", ORDER).key("k-1"), created());
+
+        Answer reordered = server.send(post("/payments",
+                "{ \"currency\" : \"EUR\",\n  \"amount\" : 1250.0, \"orderId\" : \"o-1\" }\r\n").key("k-1"), created());
+        Answer escaped = server.send(post("/payments", "{\"orderId\":\"o\\u002d1\",\"amount\":12.5e2,\"currency\":\"EUR\"}")
+                .key("k-1"), created());
+
+        assertReplayOf(first, reordered);
+        assertReplayOf(first, escaped);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void inJsonModeAnotherValueTypeOrPathGets422() {
+        Server server = library.server("createJson");
+        server.send(post("/payments", ORDER).key("k-1"), created());
+
+        List<Answer> reuses = List.of(
+                server.send(post("/payments", ORDER.replace("1250", "1251")).key("k-1"), created()),
+                server.send(post("/payments", ORDER.replace("1250", "\"1250\"")).key("k-1"), created()),
+                server.send(post("/payments", ORDER.replace("}", ",\"note\":null}")).key("k-1"), created()),
+                server.send(post("/payments", "[" + ORDER + "]").key("k-1"), created()),
+                server.send(post("/refunds", ORDER).key("k-1"), created()),
+                server.send(post("/payments?dryRun=true", ORDER).key("k-1"), created()));
+
+        reuses.forEach(FingerprintModesTest::assertKeyReused);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void inJsonModeABodyThatIsNotJsonGets400WhereTheEndpointConsumesJsonOnly() {
+        Server server = library.server("createJson");
+
+        List<Answer> answers = List.of(
+                server.send(post("/payments", "orderId=o-1&amount=1250").key("k-1"), created()),
+                server.send(post("/payments", ORDER + ORDER).key("k-1"), created()),
+                server.send(post("/payments", "{\"amount\":1250").key("k-1"), created()));
+
+        for (Answer answer : answers) {
+            assertThat(answer.status).isEqualTo(400);
+            assertThat(answer.problemType()).isEqualTo("unreadable-body");
+            assertThat(answer.problem().getString("detail")).contains("not JSON").doesNotContain("IDEMP");
+        }
+        assertThat(server.executions()).isZero();
+        assertThat(library.store.calls()).as("nothing claimed: the key can be used with a fixed body").isEmpty();
+        assertThat(server.send(post("/payments", ORDER).key("k-1"), created()).status).isEqualTo(201);
+    }
+
+    @Test
+    void inJsonModeABodyThatIsNotJsonCountsAsBytesWhereTheEndpointTakesAnything() {
+        Server server = library.server("createJsonOrBytes");
+        Answer first = server.send(post("/payments", "amount=1250").key("k-1"), created());
+
+        Answer same = server.send(post("/payments", "amount=1250").key("k-1"), created());
+        Answer other = server.send(post("/payments", "amount=1251").key("k-1"), created());
+        Answer json = server.send(post("/payments", ORDER).key("k-2"), created());
+        Answer jsonReordered = server.send(post("/payments", "{\"currency\":\"EUR\",\"orderId\":\"o-1\",\"amount\":1250}")
+                .key("k-2"), created());
+
+        assertReplayOf(first, same);
+        assertKeyReused(other);
+        assertReplayOf(json, jsonReordered);
+        assertThat(server.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void withFingerprintMembersAChangeElsewhereReplaysAndAChangeInAListedMemberGets422() {
+        Server server = library.server("charge");
+        String charge = "{\"amount\":1250,\"currency\":\"EUR\",\"items\":[{\"sku\":\"A-1\",\"qty\":1}],"
+                + "\"requestedAt\":\"2025-01-01T10:00:00Z\"}";
+        Answer first = server.send(post("/charges", charge).key("k-1"), created());
+
+        Answer retriedLater = server.send(post("/charges", charge.replace("10:00:00", "10:00:07")
+                .replace("\"qty\":1", "\"qty\":2")).key("k-1"), created());
+        Answer reordered = server.send(post("/charges", "{\"currency\":\"EUR\",\"items\":[{\"qty\":1,\"sku\":\"A-1\"}],"
+                + "\"amount\":1.25e3}").key("k-1"), created());
+        List<Answer> reuses = List.of(
+                server.send(post("/charges", charge.replace("1250", "1300")).key("k-1"), created()),
+                server.send(post("/charges", charge.replace("EUR", "USD")).key("k-1"), created()),
+                server.send(post("/charges", charge.replace("A-1", "B-2")).key("k-1"), created()));
+
+        assertReplayOf(first, retriedLater);
+        assertReplayOf(first, reordered);
+        reuses.forEach(FingerprintModesTest::assertKeyReused);
+        assertThat(reuses.get(0).problem().getString("detail")).isEqualTo("This Idempotency-Key was used with a different"
+                + " request (the body's /amount, /currency, /items/0/sku, method, path or query).");
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void withFingerprintMembersAMissingMemberIsNotTheSameAsANullOne() {
+        Server server = library.server("charge");
+        server.send(post("/charges", "{\"amount\":1250}").key("absent"), created());
+        server.send(post("/charges", "{\"amount\":1250,\"currency\":null}").key("null"), created());
+
+        Answer nullForAbsent = server.send(post("/charges", "{\"amount\":1250,\"currency\":null}").key("absent"), created());
+        Answer absentForNull = server.send(post("/charges", "{\"amount\":1250}").key("null"), created());
+        Answer stillAbsent = server.send(post("/charges", "{\"amount\":1250,\"items\":[]}").key("absent"), created());
+
+        assertKeyReused(nullForAbsent);
+        assertKeyReused(absentForNull);
+        assertThat(stillAbsent.header(REPLAYED_HEADER)).as("items[0] missing either way").isEqualTo("true");
+        assertThat(server.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void aMultipartUploadRetriedWithANewBoundaryReplays() {
+        Server server = library.server("upload");
+        Answer first = server.send(upload("----a1b2", "invoice.pdf", "%PDF-1.7 first page"), created());
+
+        Answer retried = server.send(upload("----z9y8x7", "invoice.pdf", "%PDF-1.7 first page"), created());
+        Answer quotedBoundary = server.send(upload("\"q u o t e d\"", "invoice.pdf", "%PDF-1.7 first page"), created());
+
+        assertReplayOf(first, retried);
+        assertReplayOf(first, quotedBoundary);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aMultipartUploadWithOtherContentOrPartHeadersGets422() {
+        Server server = library.server("upload");
+        server.send(upload("b1", "invoice.pdf", "%PDF-1.7 first page"), created());
+
+        List<Answer> reuses = List.of(
+                server.send(upload("b2", "invoice.pdf", "%PDF-1.7 other page"), created()),
+                server.send(upload("b3", "receipt.pdf", "%PDF-1.7 first page"), created()),
+                server.send(upload("b4", "invoice.pdf", "%PDF-1.7 first page\r\n"), created()));
+
+        reuses.forEach(FingerprintModesTest::assertKeyReused);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aMultipartBodyThatCannotBeSplitCountsAsBytes() {
+        Server server = library.server("upload");
+        String truncated = "--b1\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF";
+        Answer first = server.send(post("/uploads", truncated).key("k-1")
+                .header("Content-Type", "multipart/form-data; boundary=b1"), created());
+
+        Answer same = server.send(post("/uploads", truncated).key("k-1")
+                .header("Content-Type", "multipart/form-data; boundary=b1"), created());
+        Answer otherBoundary = server.send(post("/uploads", truncated.replace("b1", "b2")).key("k-1")
+                .header("Content-Type", "multipart/form-data; boundary=b2"), created());
+
+        assertThat(first.status).as("the server's parser decides; the library does not refuse it").isEqualTo(201);
+        assertReplayOf(first, same);
+        assertKeyReused(otherBoundary);
+    }
+
+    @Test
+    void withFingerprintNoneTheKeyAloneDecidesWithinMethodPathAndQuery() {
+        Server server = library.server("createByKeyAlone");
+        Answer first = server.send(post("/payments", ORDER).key("k-1"), created());
+
+        Answer otherBody = server.send(post("/payments", "{\"anything\":\"else\"}").key("k-1"), created());
+        Answer otherPath = server.send(post("/refunds", ORDER).key("k-1"), created());
+        Answer otherQuery = server.send(post("/payments?x=1", ORDER).key("k-1"), created());
+
+        assertReplayOf(first, otherBody);
+        assertKeyReused(otherPath);
+        assertKeyReused(otherQuery);
+        assertThat(otherPath.problem().getString("detail"))
+                .isEqualTo("This Idempotency-Key was used with a different request (method, path or query).");
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void theDefaultBodyModeStillTellsMemberOrderAndBoundariesApart() {
+        Server server = library.server("create");
+        server.send(post("/payments", ORDER).key("k-1"), created());
+        server.send(upload("b1", "invoice.pdf", "%PDF"), created());
+
+        assertKeyReused(server.send(post("/payments", "{\"currency\":\"EUR\",\"orderId\":\"o-1\",\"amount\":1250}")
+                .key("k-1"), created()));
+        assertKeyReused(server.send(upload("b2", "invoice.pdf", "%PDF"), created()));
+    }
+
+    /** A multipart/form-data upload of one file and one field, as a client builds it with a boundary of its choice. */
+    private static FakeRequests.Request upload(String boundary, String filename, String content) {
+        String bare = boundary.startsWith("\"") ? boundary.substring(1, boundary.length() - 1) : boundary;
+        String body = "preamble, ignored\r\n"
+                + "--" + bare + "\r\n"
+                + "Content-Disposition: form-data; name=\"purpose\"\r\n\r\n"
+                + "dispute_evidence\r\n"
+                + "--" + bare + "  \r\n"
+                + "Content-Disposition: form-data; name=\"file\"; filename=\"" + filename + "\"\r\n"
+                + "Content-Type: application/pdf\r\n\r\n"
+                + content + "\r\n"
+                + "--" + bare + "--\r\n"
+                + "epilogue " + bare;
+        return post("/uploads", body).key("k-up").header("Content-Type", "multipart/form-data; boundary=" + boundary);
+    }
+}
