@@ -14,7 +14,9 @@ public final class RedisCluster implements AutoCloseable {
         try {
             for (int i = 0; i < 6; i++) {
                 cluster.nodes.add(RedisServer.start(name + "-" + (i + 1), firstPort + i, "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"));
+                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                        // a replica's full sync starts at once, not after the default 5 s wait for more replicas
+                        "--repl-diskless-sync-delay", "0"));
             }
             List<String> create = new ArrayList<>(List.of("--cluster", "create"));
             for (RedisServer node : cluster.nodes) {

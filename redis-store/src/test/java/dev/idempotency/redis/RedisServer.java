@@ -62,16 +62,43 @@ public final class RedisServer implements AutoCloseable {
      */
     public static RedisServer start(String name, int port, String... extra) throws Exception {
         RedisServer server = new RedisServer(name, port, List.of(extra));
+        // a new server starts empty: what an earlier run left (a replica's synced dump.rdb, an
+        // append-only file) would be loaded
+        Files.deleteIfExists(server.dir.resolve("dump.rdb"));
+        Path appendOnly = server.dir.resolve("appendonlydir");
+        if (Files.isDirectory(appendOnly)) {
+            try (var files = Files.list(appendOnly)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(appendOnly);
+        }
         server.start();
         return server;
     }
 
+    /** Starts the (stopped) server on its port and folder, a cluster node as a new node (its nodes.conf deleted). */
     public void start() throws Exception {
+        start(false);
+    }
+
+    /**
+     * Starts a stopped or killed cluster node again with its nodes.conf: it rejoins the cluster it
+     * knew (a master whose replica was promoted meanwhile comes back as that one's replica).
+     */
+    public void rejoin() throws Exception {
+        start(true);
+    }
+
+    private void start(boolean keepClusterState) throws Exception {
         if (listening(port)) {
             throw new IllegalStateException("port " + port + " is taken: a redis-server of an earlier run left behind?");
         }
         Files.createDirectories(dir);
-        Files.deleteIfExists(dir.resolve("nodes.conf"));
+        if (!keepClusterState) {
+            Files.deleteIfExists(dir.resolve("nodes.conf"));
+        }
         List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port", String.valueOf(port),
                 "--bind", "127.0.0.1", "--protected-mode", "yes", "--save", "", "--appendonly", "no",
                 "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(),
