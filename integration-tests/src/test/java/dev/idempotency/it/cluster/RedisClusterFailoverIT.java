@@ -245,6 +245,9 @@ class RedisClusterFailoverIT {
             if (key.last().status() == 410) {
                 lost++;
                 lostPaid += ids.isEmpty() ? 0 : 1;
+                if (examples.size() < 8) {
+                    examples.add("410 at the end, " + ids.size() + " payment(s): " + history(key, killedAt));
+                }
             }
             byte[] first = null;
             boolean successWithoutPayment = false;
