@@ -5,16 +5,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A Redis Cluster of real servers: 3 masters and 3 replicas on six loopback ports, ACL as {@link RedisServer}. */
-final class RedisCluster implements AutoCloseable {
+public final class RedisCluster implements AutoCloseable {
 
-    final List<RedisServer> nodes = new ArrayList<>();
+    public final List<RedisServer> nodes = new ArrayList<>();
 
-    static RedisCluster start(String name, int firstPort) throws Exception {
+    public static RedisCluster start(String name, int firstPort) throws Exception {
         RedisCluster cluster = new RedisCluster();
         try {
             for (int i = 0; i < 6; i++) {
                 cluster.nodes.add(RedisServer.start(name + "-" + (i + 1), firstPort + i, "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"));
+                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                        // a replica's full sync starts at once, not after the default 5 s wait for more replicas
+                        "--repl-diskless-sync-delay", "0"));
             }
             List<String> create = new ArrayList<>(List.of("--cluster", "create"));
             for (RedisServer node : cluster.nodes) {
@@ -46,17 +48,17 @@ final class RedisCluster implements AutoCloseable {
     }
 
     /** @return the seeds the store is given: two of the masters */
-    String uris() {
+    public String uris() {
         return nodes.get(0).uri() + "," + nodes.get(1).uri();
     }
 
     /** @return the masters, as they are now */
-    List<RedisServer> masters() {
+    public List<RedisServer> masters() {
         return nodes.stream().filter(node -> node.cli("ROLE").startsWith("master")).toList();
     }
 
     /** Runs redis-cli as the admin in cluster mode (following redirects), from the first node. */
-    String cli(String... args) {
+    public String cli(String... args) {
         List<String> command = new ArrayList<>(List.of("-c"));
         command.addAll(List.of(args));
         return nodes.get(0).cli(command.toArray(String[]::new));

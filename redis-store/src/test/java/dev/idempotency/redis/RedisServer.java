@@ -21,13 +21,13 @@ import java.util.concurrent.TimeUnit;
  * mode on, the default user behind {@link #ADMIN_PASSWORD} and an ACL user {@link #USER} for the
  * store with only the commands and keys it needs. Stopped by its PID.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
-    static final String ADMIN_PASSWORD = "admin-secret";
-    static final String USER = "idem";
-    static final String PASSWORD = "idem-secret";
+    public static final String ADMIN_PASSWORD = "admin-secret";
+    public static final String USER = "idem";
+    public static final String PASSWORD = "idem-secret";
     /** What the store's user may do: its scripts (and what they call), WAIT, and what Lettuce asks on connecting. */
-    static final List<String> USER_ACL = List.of("on", ">" + PASSWORD, "~idem:*", "resetchannels", "-@all",
+    public static final List<String> USER_ACL = List.of("on", ">" + PASSWORD, "~idem:*", "resetchannels", "-@all",
             "+evalsha", "+eval", "+script|load", "+get", "+set", "+del", "+time", "+wait", "+ping", "+hello",
             "+auth", "+client|setname", "+select", "+cluster|nodes", "+cluster|slots",
             "+cluster|myid", "+cluster|shards", "+info", "+readonly");
@@ -41,9 +41,9 @@ final class RedisServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(ProcessHandle::destroyForcibly)));
     }
 
-    final String name;
-    final int port;
-    final Path dir;
+    public final String name;
+    public final int port;
+    public final Path dir;
     private final List<String> extra;
     private Process process;
 
@@ -60,18 +60,45 @@ final class RedisServer implements AutoCloseable {
      * @param extra more {@code --option value} arguments
      * @return the started server, answering PING
      */
-    static RedisServer start(String name, int port, String... extra) throws Exception {
+    public static RedisServer start(String name, int port, String... extra) throws Exception {
         RedisServer server = new RedisServer(name, port, List.of(extra));
+        // a new server starts empty: what an earlier run left (a replica's synced dump.rdb, an
+        // append-only file) would be loaded
+        Files.deleteIfExists(server.dir.resolve("dump.rdb"));
+        Path appendOnly = server.dir.resolve("appendonlydir");
+        if (Files.isDirectory(appendOnly)) {
+            try (var files = Files.list(appendOnly)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(appendOnly);
+        }
         server.start();
         return server;
     }
 
-    void start() throws Exception {
+    /** Starts the (stopped) server on its port and folder, a cluster node as a new node (its nodes.conf deleted). */
+    public void start() throws Exception {
+        start(false);
+    }
+
+    /**
+     * Starts a stopped or killed cluster node again with its nodes.conf: it rejoins the cluster it
+     * knew (a master whose replica was promoted meanwhile comes back as that one's replica).
+     */
+    public void rejoin() throws Exception {
+        start(true);
+    }
+
+    private void start(boolean keepClusterState) throws Exception {
         if (listening(port)) {
             throw new IllegalStateException("port " + port + " is taken: a redis-server of an earlier run left behind?");
         }
         Files.createDirectories(dir);
-        Files.deleteIfExists(dir.resolve("nodes.conf"));
+        if (!keepClusterState) {
+            Files.deleteIfExists(dir.resolve("nodes.conf"));
+        }
         List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port", String.valueOf(port),
                 "--bind", "127.0.0.1", "--protected-mode", "yes", "--save", "", "--appendonly", "no",
                 "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(),
@@ -92,12 +119,12 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** @return the server's PID */
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** Stops the server (SIGTERM to its PID, then SIGKILL if it lingers). */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         if (process == null) {
             return;
         }
@@ -112,7 +139,7 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** Freezes (SIGSTOP) or thaws (SIGCONT) the process by its PID: a server that stops answering. */
-    void signal(String signal) throws Exception {
+    public void signal(String signal) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid())).inheritIO().start();
         if (kill.waitFor() != 0) {
             throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
@@ -129,12 +156,12 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** @return the URI the store uses */
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
     /** @return settings for the store's ACL user on this server, with more settings */
-    Map<String, String> settings(String... more) {
+    public Map<String, String> settings(String... more) {
         Map<String, String> settings = new java.util.HashMap<>(Map.of("idempotency.redis.uri", uri(),
                 "idempotency.redis.user", USER, "idempotency.redis.password", PASSWORD));
         for (int i = 0; i < more.length; i += 2) {
@@ -148,7 +175,7 @@ final class RedisServer implements AutoCloseable {
      *
      * @return its output, trimmed
      */
-    String cli(String... args) {
+    public String cli(String... args) {
         try {
             List<String> command = new ArrayList<>(List.of(CLI.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port),
                     "--no-auth-warning", "-a", ADMIN_PASSWORD));
@@ -171,7 +198,7 @@ final class RedisServer implements AutoCloseable {
         return Optional.of(cli(args)).orElse("");
     }
 
-    static boolean listening(int port) {
+    public static boolean listening(int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
             return true;
@@ -181,7 +208,7 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** Waits until a condition on the server holds. */
-    void await(String what, Duration limit, java.util.function.BooleanSupplier condition) throws InterruptedException {
+    public void await(String what, Duration limit, java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

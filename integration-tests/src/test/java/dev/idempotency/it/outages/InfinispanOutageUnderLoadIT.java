@@ -1,8 +1,11 @@
 package dev.idempotency.it.outages;
 
+import java.net.URL;
+
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -18,12 +21,15 @@ import dev.idempotency.it.support.PostgreSqlDataSource;
  */
 @ExtendWith({InfinispanForTests.class, ArquillianExtension.class})
 @RunAsClient
-class InfinispanOutageUnderLoadIT extends OutageUnderLoadChecks {
+class InfinispanOutageUnderLoadIT implements OutageUnderLoadChecks {
 
     static final String PERSISTENT_CACHE = "<distributed-cache mode=\"SYNC\" owners=\"2\">"
             + "<encoding media-type=\"application/x-protostream\"/>"
             + "<persistence passivation=\"false\"><file-store shared=\"false\" preload=\"true\" purge=\"false\"/></persistence>"
             + "</distributed-cache>";
+
+    @ArquillianResource
+    URL url;
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -33,22 +39,27 @@ class InfinispanOutageUnderLoadIT extends OutageUnderLoadChecks {
     }
 
     @Override
-    String store() {
+    public URL url() {
+        return url;
+    }
+
+    @Override
+    public String store() {
         return "Infinispan";
     }
 
     @Override
-    void stopStore() throws Exception {
+    public void stopStore() throws Exception {
         InfinispanForTests.stop();
     }
 
     @Override
-    void startStore() throws Exception {
+    public void startStore() throws Exception {
         InfinispanForTests.restartKeepingData();
     }
 
     @Override
-    String paymentsDatabase() {
+    public String paymentsDatabase() {
         return PostgreSqlDataSource.URL;
     }
 }

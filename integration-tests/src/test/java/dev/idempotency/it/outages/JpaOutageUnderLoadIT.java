@@ -1,8 +1,11 @@
 package dev.idempotency.it.outages;
 
+import java.net.URL;
+
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -15,7 +18,10 @@ import dev.idempotency.it.support.OwnPostgreSqlForTests;
  */
 @ExtendWith({OwnPostgreSqlForTests.class, ArquillianExtension.class})
 @RunAsClient
-class JpaOutageUnderLoadIT extends OutageUnderLoadChecks {
+class JpaOutageUnderLoadIT implements OutageUnderLoadChecks {
+
+    @ArquillianResource
+    URL url;
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -24,22 +30,27 @@ class JpaOutageUnderLoadIT extends OutageUnderLoadChecks {
     }
 
     @Override
-    String store() {
+    public URL url() {
+        return url;
+    }
+
+    @Override
+    public String store() {
         return "JPA on PostgreSQL";
     }
 
     @Override
-    void stopStore() throws Exception {
+    public void stopStore() throws Exception {
         OwnPostgreSqlForTests.server().stop();
     }
 
     @Override
-    void startStore() throws Exception {
+    public void startStore() throws Exception {
         OwnPostgreSqlForTests.server().restart();
     }
 
     @Override
-    String paymentsDatabase() {
+    public String paymentsDatabase() {
         return OwnPostgreSqlForTests.server().jdbcUrl();
     }
 }

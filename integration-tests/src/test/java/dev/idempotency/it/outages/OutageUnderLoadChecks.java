@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.support.Http;
@@ -22,35 +21,36 @@ import dev.idempotency.it.support.PaymentsDatabase;
  * payments database holds per order: payments made without a claim (an order whose every request
  * was refused with 503, yet paid) and payments made twice must both be 0, and nothing succeeds
  * while the store is down; the 503s and the time from the store's return to the first success
- * are reported. Run once per store.
+ * are reported. Run once per store. An interface, so that a class that extends another suite's
+ * base (the Redis store's storms) runs it on the same deployment.
  */
-abstract class OutageUnderLoadChecks {
+public interface OutageUnderLoadChecks {
 
-    static final Duration LOAD = Duration.ofSeconds(60);
-    static final Duration BEFORE_OUTAGE = Duration.ofSeconds(20);
-    static final Duration OUTAGE = Duration.ofSeconds(15);
-    static final Duration AFTER_RETURN = Duration.ofSeconds(20);
-    static final Duration GRACE = Duration.ofSeconds(2);
-    static final int IN_FLIGHT = 8;
+    Duration LOAD = Duration.ofSeconds(60);
+    Duration BEFORE_OUTAGE = Duration.ofSeconds(20);
+    Duration OUTAGE = Duration.ofSeconds(15);
+    Duration AFTER_RETURN = Duration.ofSeconds(20);
+    Duration GRACE = Duration.ofSeconds(2);
+    int IN_FLIGHT = 8;
 
-    @ArquillianResource
-    URL url;
+    /** @return the deployment's address (Arquillian's) */
+    URL url();
 
     /** @return the store's name, for the report */
-    abstract String store();
+    String store();
 
     /** Stops the store's server. */
-    abstract void stopStore() throws Exception;
+    void stopStore() throws Exception;
 
     /** Starts it again, where it was, with what it persisted. */
-    abstract void startStore() throws Exception;
+    void startStore() throws Exception;
 
     /** @return the JDBC URL of the payments database */
-    abstract String paymentsDatabase();
+    String paymentsDatabase();
 
     @Test
-    void aStoreOutageUnderLoadNeverPaysWithoutAClaimNorTwice() throws Exception {
-        Http http = new Http(url);
+    default void aStoreOutageUnderLoadNeverPaysWithoutAClaimNorTwice() throws Exception {
+        Http http = new Http(url());
         String prefix = "o-outage-" + UUID.randomUUID() + "-";
         long executionsBefore = http.count("api/payments/executions");
         MixedLoad load = new MixedLoad(http, prefix);

@@ -2,6 +2,7 @@ package dev.idempotency.it.support;
 
 import java.io.File;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import org.jboss.shrinkwrap.api.ArchivePath;
@@ -46,6 +47,27 @@ public final class Deployments {
      */
     public static WebArchive sampleAppOnTieredStore(String name, String config, Properties hotRod) {
         return withInfinispanStore(sampleApp(name, withClient(config, hotRod)));
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param redis the Redis store's settings ({@code idempotency.redis.*}), added to that config
+     * @return the sample WAR on the Redis store instead of the JPA store (its business data still
+     *     on PostgreSQL): the JPA store's jar and entity out, the Redis store's jars
+     *     (target/redis-libs: the store, Lettuce, Netty 4.2, Reactor) in; the Redis store is then
+     *     the deployment's only store module, not the front of a tiered store
+     */
+    public static WebArchive sampleAppOnRedis(String name, String config, Map<String, String> redis) {
+        StringBuilder withRedis = new StringBuilder(config).append('\n');
+        redis.forEach((key, value) -> withRedis.append(key).append('=').append(value).append('\n'));
+        WebArchive archive = sampleAppOnMemoryStore(name, withRedis.toString());
+        File[] libs = new File(System.getProperty("redis.libs", "target/redis-libs")).listFiles();
+        if (libs == null || libs.length == 0) {
+            throw new IllegalStateException("no Redis store jars in " + System.getProperty("redis.libs"));
+        }
+        archive.addAsLibraries(libs);
+        return archive;
     }
 
     private static String withClient(String config, Properties hotRod) {

@@ -7,8 +7,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.claim.ScopedKey;
@@ -65,6 +67,21 @@ public final class PaymentsDatabase {
                     }
                     return rows;
                 });
+    }
+
+    /**
+     * @param jdbcUrl the database (this machine's shared one, or a test's own)
+     * @param orderPrefix the start of the order ids of one run
+     * @return the ids of the {@code payment} rows per order id
+     */
+    public static Map<String, Set<String>> paymentIdsPerOrder(String jdbcUrl, String orderPrefix) {
+        return query(jdbcUrl, "SELECT order_id, id FROM payment WHERE order_id LIKE ?", orderPrefix + "%", rs -> {
+            Map<String, Set<String>> ids = new HashMap<>();
+            while (rs.next()) {
+                ids.computeIfAbsent(rs.getString(1), order -> new HashSet<>()).add(rs.getString(2));
+            }
+            return ids;
+        });
     }
 
     private interface Reader<T> {
