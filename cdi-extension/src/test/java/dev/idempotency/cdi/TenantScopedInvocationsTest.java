@@ -1,5 +1,6 @@
 package dev.idempotency.cdi;
 
+import static dev.idempotency.testing.Jwts.jwt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +8,6 @@ import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,7 +20,6 @@ import jakarta.enterprise.inject.Produces;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -273,26 +272,5 @@ class TenantScopedInvocationsTest {
 
             assertThat(TenantOfTheThread.ASKED).as("no tenant-scoped method, no source: never asked").isEmpty();
         }
-    }
-
-    /** A MicroProfile JWT as the server makes it the caller's principal. */
-    private static JsonWebToken jwt(String name, Map<String, Object> claims) {
-        return new JsonWebToken() {
-            @Override
-            public String getName() {
-                return name;
-            }
-
-            @Override
-            public Set<String> getClaimNames() {
-                return claims.keySet();
-            }
-
-            @Override
-            @SuppressWarnings("unchecked")
-            public <T> T getClaim(String claimName) {
-                return (T) claims.get(claimName);
-            }
-        };
     }
 }

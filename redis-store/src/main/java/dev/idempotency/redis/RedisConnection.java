@@ -186,9 +186,8 @@ public class RedisConnection {
         return settings;
     }
 
-    /** Under {@link #connecting}: each step (topology, connection, the scripts sent together) within the timeout. */
-    private RedisRecords connect() {
-        RedisSettings current = settings();
+    /** Under {@link #connecting}: closes the waited-write lanes and the shared link, if open. */
+    private void closeConnections() {
         if (lanes != null) {
             lanes.close();
             lanes = null;
@@ -197,6 +196,12 @@ public class RedisConnection {
             link.close();
             link = null;
         }
+    }
+
+    /** Under {@link #connecting}: each step (topology, connection, the scripts sent together) within the timeout. */
+    private RedisRecords connect() {
+        RedisSettings current = settings();
+        closeConnections();
         AbstractRedisClient client = client(current);
         if (listenedTo != client) {
             client.addListener(connectListener);
@@ -382,14 +387,7 @@ public class RedisConnection {
         connecting.lock(); // an attempt to connect under way ends within the timeout
         try {
             records = null;
-            if (lanes != null) {
-                lanes.close();
-                lanes = null;
-            }
-            if (link != null) {
-                link.close();
-                link = null;
-            }
+            closeConnections();
             if (listenedTo != null) {
                 listenedTo.removeListener(connectListener);
                 listenedTo = null;

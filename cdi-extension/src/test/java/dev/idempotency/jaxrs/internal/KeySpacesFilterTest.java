@@ -3,6 +3,7 @@ package dev.idempotency.jaxrs.internal;
 import static dev.idempotency.jaxrs.internal.FakeRequests.REPLAYED_HEADER;
 import static dev.idempotency.jaxrs.internal.FakeRequests.post;
 import static dev.idempotency.jaxrs.internal.FakeRequests.postTo;
+import static dev.idempotency.testing.Jwts.jwt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -14,7 +15,6 @@ import jakarta.json.Json;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
-import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.cdi.JwtTenantClaim;
@@ -245,26 +245,5 @@ class KeySpacesFilterTest {
 
         assertThat(second.header(REPLAYED_HEADER)).isEqualTo("true");
         assertThat(alice.text()).isEqualTo("receipt of alice #1");
-    }
-
-    /** A MicroProfile JWT as the server makes it the caller's principal. */
-    private static JsonWebToken jwt(String name, Map<String, Object> claims) {
-        return new JsonWebToken() {
-            @Override
-            public String getName() {
-                return name;
-            }
-
-            @Override
-            public Set<String> getClaimNames() {
-                return claims.keySet();
-            }
-
-            @Override
-            @SuppressWarnings("unchecked")
-            public <T> T getClaim(String claimName) {
-                return (T) claims.get(claimName);
-            }
-        };
     }
 }
