@@ -51,6 +51,10 @@ import dev.idempotency.exceptions.UnknownIdempotencyTokenException;
  * Annotation values and configured values are read and validated once, at deployment. A bad
  * value fails the deployment with a coded message that names the bean, the method, the config
  * key, the value and what is allowed; nothing is looked up per call.
+ *
+ * <p><b>Duplicates in flight.</b> By default a duplicate of a request still running is answered
+ * at once ({@code 409}); {@link #inProgress()} {@code = WAIT} makes it wait for the first answer
+ * instead, up to {@link #maxWait()}.
  */
 @InterceptorBinding
 @Inherited
@@ -268,6 +272,31 @@ public @interface Idempotent {
     AnonymousCallers anonymous() default AnonymousCallers.ALLOW;
 
     /**
+     * What a duplicate gets while the first request with its key is still running. Default
+     * {@link InProgressDuplicates#CONFLICT}: {@code 409} at once ({@link IdempotencyConflictException}
+     * for a non-HTTP call), and the caller retries. With {@link InProgressDuplicates#WAIT} the
+     * duplicate waits up to {@link #maxWait()} and gets the replay: for callers without a retry
+     * loop (message consumers behind HTTP, simple SDKs). Configured values are the constant names
+     * (case-insensitive); anything else fails the deployment.
+     *
+     * @return what duplicates in flight get
+     */
+    @Nonbinding
+    InProgressDuplicates inProgress() default InProgressDuplicates.CONFLICT;
+
+    /**
+     * With {@code inProgress = WAIT}: the longest a duplicate waits for the first request's
+     * outcome before it is answered as in progress, as an ISO-8601 duration. Default {@code ""}:
+     * 5 seconds, or the {@link #lease()} when that is shorter. Must be positive and not longer
+     * than the lease (past the lease, the duplicate would take the key over instead of waiting
+     * for it); anything else fails the deployment. Ignored with {@code inProgress = CONFLICT}.
+     *
+     * @return the longest wait of a duplicate, or {@code ""} for the default
+     */
+    @Nonbinding
+    String maxWait() default "";
+
+    /**
      * An {@code @Idempotent} instance with the default members, e.g. to look the interceptor up
      * through {@code BeanManager.resolveInterceptors}.
      */
@@ -348,6 +377,16 @@ public @interface Idempotent {
         @Override
         public AnonymousCallers anonymous() {
             return AnonymousCallers.ALLOW;
+        }
+
+        @Override
+        public InProgressDuplicates inProgress() {
+            return InProgressDuplicates.CONFLICT;
+        }
+
+        @Override
+        public String maxWait() {
+            return "";
         }
     }
 }

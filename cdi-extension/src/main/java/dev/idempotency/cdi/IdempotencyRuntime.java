@@ -10,6 +10,7 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.HttpOperation;
@@ -54,6 +55,7 @@ public class IdempotencyRuntime {
             settings().tokensPerPrincipal(), settings().anonymousTokens()));
 
     private final Lazy<TenantLookup> tenants = new Lazy<>(this::chooseTenantLookup);
+    private final Lazy<InProgressWaits> waits = new Lazy<>(() -> new InProgressWaits(settings().maxWaiting()));
 
     /** @return the selected store (a client proxy) */
     public IdempotencyStore store() {
@@ -84,6 +86,11 @@ public class IdempotencyRuntime {
      */
     public EventPublisher outcomeEvents() {
         return outcomeEvents.get();
+    }
+
+    /** @return where duplicates of a request or call in flight wait for its outcome, on this node */
+    public InProgressWaits waits() {
+        return waits.get();
     }
 
     /** @return the server-issued tokens, kept in the selected store */

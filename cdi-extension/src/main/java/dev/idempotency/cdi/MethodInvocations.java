@@ -16,6 +16,7 @@ import jakarta.interceptor.InvocationContext;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
@@ -63,6 +64,7 @@ public class MethodInvocations {
     private TokenRegistry tokens;
     private TransactionBinding binding;
     private TenantLookup tenants;
+    private InProgressWaits waits;
 
     @jakarta.annotation.PostConstruct
     void resolveOnce() {
@@ -71,6 +73,7 @@ public class MethodInvocations {
         tokens = runtime.tokens();
         binding = runtime.transactionBinding();
         tenants = runtime.tenants();
+        waits = runtime.waits();
     }
 
     @PreDestroy
@@ -108,6 +111,10 @@ public class MethodInvocations {
             }
             throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
         }
+        if (claim instanceof ClaimResult.Existing found && plan.policy().waitsForInProgress()
+                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT) {
+            claim = waits.await(runtime.store(), plan.policy(), key, fingerprint, found, events, false);
+        }
         if (claim instanceof ClaimResult.Existing existing) {
             return duplicate(plan, existing.record(), fingerprint);
         }
@@ -118,7 +125,7 @@ public class MethodInvocations {
                 return refuse(plan, refusal);
             }
         }
-        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, false);
+        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, waits, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result = binding.run(owned, context::proceed);
         return switch (plan.result().kind()) {

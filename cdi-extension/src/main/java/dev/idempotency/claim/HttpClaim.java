@@ -26,10 +26,11 @@ public final class HttpClaim extends OwnedClaim {
      * @param key the scoped key
      * @param owner the owner token
      * @param events where the completion and the release are reported
+     * @param waits the duplicates waiting on this node, woken when the claim ends
      */
     public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
-            String key, String owner, EventPublisher events) {
-        super(store, policy, key, owner, events, true);
+            String key, String owner, EventPublisher events, InProgressWaits waits) {
+        super(store, policy, key, owner, events, waits, true);
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;
     }

@@ -27,6 +27,7 @@ public class OwnedClaim {
     private final String key;
     private final String owner;
     private final EventPublisher events;
+    private final InProgressWaits waits;
     private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile boolean executed;
@@ -37,15 +38,17 @@ public class OwnedClaim {
      * @param key the scoped key
      * @param owner the owner token
      * @param events where the completion and the release are reported
+     * @param waits the duplicates waiting on this node, woken when the claim ends
      * @param http whether the claim serves an HTTP request
      */
     public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
-            EventPublisher events, boolean http) {
+            EventPublisher events, InProgressWaits waits, boolean http) {
         this.store = store;
         this.policy = policy;
         this.key = key;
         this.owner = owner;
         this.events = events;
+        this.waits = waits;
         this.http = http;
     }
 
@@ -127,6 +130,7 @@ public class OwnedClaim {
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
         }
+        waits.settled(key);
     }
 
     /**
@@ -179,6 +183,7 @@ public class OwnedClaim {
         if (releaseQuietly(store, policy, key, owner)) {
             events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
         }
+        waits.settled(key);
     }
 
     /**

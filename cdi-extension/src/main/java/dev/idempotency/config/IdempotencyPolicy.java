@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
+import dev.idempotency.InProgressDuplicates;
 
 /**
  * The resolved, validated settings of one {@code @Idempotent} method: annotation values with
@@ -24,11 +25,22 @@ import dev.idempotency.IdempotencyScope;
  * @param keySource where an HTTP request's key comes from ({@link KeySource#DEFAULT} for a non-HTTP method)
  * @param fingerprint what an HTTP request's fingerprint covers ({@link FingerprintRule#DEFAULT} for a
  *     non-HTTP method)
+ * @param inProgress what a duplicate gets while the first request with its key runs
+ * @param maxWait with {@link InProgressDuplicates#WAIT}, the longest a duplicate waits (at most the
+ *     lease); {@link Duration#ZERO} with {@link InProgressDuplicates#CONFLICT}
  */
 public record IdempotencyPolicy(String endpoint, Duration ttl, Duration lease, boolean required,
         IdempotencyScope scope, boolean pinServerErrors, boolean failOpen, boolean fingerprintArguments,
         boolean serverIssuedKeys, boolean sharedName, AnonymousCallers anonymous, KeySource keySource,
-        FingerprintRule fingerprint) {
+        FingerprintRule fingerprint, InProgressDuplicates inProgress, Duration maxWait) {
+
+    /** The wait of a duplicate where {@code maxWait} is not set, unless the lease is shorter. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(5);
+
+    /** @return whether duplicates in flight wait for the first outcome instead of a {@code 409} */
+    public boolean waitsForInProgress() {
+        return inProgress == InProgressDuplicates.WAIT;
+    }
 
     /** @return whether keys are scoped by tenant ({@code TENANT}, {@code TENANT_PRINCIPAL}) */
     public boolean tenantScoped() {

@@ -40,13 +40,15 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param tenantJwtClaim the JWT claim naming the tenant, where the source is {@link TenantSource#JWT_CLAIM}
  * @param authenticationChallenge the {@code WWW-Authenticate} value of the library's {@code 401}
  *     answers, or {@code ""} for none
+ * @param maxWaiting how many duplicates may wait for a request in flight at once on this node
+ *     ({@code inProgress = WAIT}); the next ones are answered as in progress at once
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
         int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
         boolean anonymousTokens, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
-        String authenticationChallenge) {
+        String authenticationChallenge, int maxWaiting) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -70,6 +72,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String TENANT_HEADER = "idempotency.tenant.header";
     public static final String TENANT_JWT_CLAIM = "idempotency.tenant.jwt-claim";
     public static final String AUTHENTICATION_CHALLENGE = "idempotency.authentication-challenge";
+    public static final String MAX_WAITING = "idempotency.in-progress.max-waiting";
 
     /** The longest JWT claim name and {@code WWW-Authenticate} value accepted. */
     static final int MAX_CLAIM_LENGTH = 255;
@@ -133,7 +136,8 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.tenantSource(),
                 reader.headerName(TENANT_HEADER, "X-Tenant-Id"),
                 reader.claimName(TENANT_JWT_CLAIM, "tenant_id"),
-                reader.challenge(AUTHENTICATION_CHALLENGE));
+                reader.challenge(AUTHENTICATION_CHALLENGE),
+                reader.integer(MAX_WAITING, 64, 1, 100_000));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }

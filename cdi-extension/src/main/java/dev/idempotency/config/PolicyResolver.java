@@ -11,6 +11,7 @@ import java.util.function.Function;
 import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.InProgressDuplicates;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.support.ConfigLookup;
@@ -67,6 +68,8 @@ public final class PolicyResolver {
                     members.where, ttl.key, ttl.value, lease.key, lease.value));
         }
         HttpMembers.Resolved http = HttpMembers.resolve(members, annotation, beanClass, method);
+        InProgressDuplicates inProgress = inProgress(members.where,
+                members.value("inProgress", annotation.inProgress().name()));
         return new IdempotencyPolicy(
                 identity(beanClass, method, members),
                 ttlValue,
@@ -81,7 +84,39 @@ public final class PolicyResolver {
                 bool(members.where, members.value("sharedName", String.valueOf(annotation.sharedName()))),
                 anonymous(members.where, members.value("anonymous", annotation.anonymous().name())),
                 http.keySource(),
-                http.fingerprint());
+                http.fingerprint(),
+                inProgress,
+                maxWait(members, annotation, inProgress, lease, leaseValue));
+    }
+
+    /**
+     * With {@code WAIT}: the configured or annotated {@code maxWait}, at most the lease; unset, the
+     * default or the lease when shorter. With {@code CONFLICT}: zero, whatever is set.
+     */
+    private static Duration maxWait(Members members, Idempotent annotation, InProgressDuplicates inProgress,
+            Setting lease, Duration leaseValue) {
+        if (inProgress != InProgressDuplicates.WAIT) {
+            return Duration.ZERO;
+        }
+        Setting maxWait = members.value("maxWait", annotation.maxWait());
+        if (maxWait.value.isEmpty()) {
+            return leaseValue.compareTo(IdempotencyPolicy.DEFAULT_MAX_WAIT) < 0 ? leaseValue
+                    : IdempotencyPolicy.DEFAULT_MAX_WAIT;
+        }
+        Duration value = duration(members.where, maxWait);
+        if (value.compareTo(leaseValue) > 0) {
+            throw new IdempotencyDefinitionException(Messages.maxWaitLongerThanLease(
+                    members.where, maxWait.key, maxWait.value, lease.key, lease.value));
+        }
+        return value;
+    }
+
+    private static InProgressDuplicates inProgress(String where, Setting setting) {
+        return Arrays.stream(InProgressDuplicates.values())
+                .filter(d -> d.name().equalsIgnoreCase(setting.value))
+                .findFirst()
+                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownInProgress(
+                        where, setting.key, setting.value, Arrays.toString(InProgressDuplicates.values()))));
     }
 
     /**

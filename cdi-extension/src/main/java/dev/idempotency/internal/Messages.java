@@ -189,6 +189,18 @@ public final class Messages {
                 + " the fingerprint from fingerprintArguments), or the member on the class or a resource method";
     }
 
+    public static String unknownInProgress(String where, String key, String value, String allowed) {
+        return "IDEMP0147: " + where + ": " + key + "='" + value + "' is not a choice for duplicates in flight; allowed: "
+                + allowed + " (case-insensitive)";
+    }
+
+    public static String maxWaitLongerThanLease(String where, String maxWaitKey, String maxWait, String leaseKey,
+            String lease) {
+        return "IDEMP0148: " + where + ": " + maxWaitKey + "='" + maxWait + "' is longer than " + leaseKey + "='" + lease
+                + "'; allowed: a positive duration up to the lease (a duplicate waiting past the lease would take the key"
+                + " over instead of waiting for it), or \"\" for 5 seconds or the lease when shorter";
+    }
+
     // --- 02xx: store selection ----------------------------------------------------------
 
     public static String inMemoryStoreInUse(int maxEntries) {
@@ -402,6 +414,12 @@ public final class Messages {
     public static String inMemoryStoreFull(int maxEntries) {
         return "IDEMP0405: the in-memory idempotency store holds " + maxEntries
                 + " live records (idempotency.memory.max-entries) and takes no new claims until some expire";
+    }
+
+    public static String storeFailedWhileWaiting(String endpoint) {
+        return "IDEMP0410: " + endpoint + ": the idempotency store failed while a duplicate waited for the first"
+                + " request's outcome; the duplicate was answered as in progress (409, or IdempotencyConflictException)"
+                + " and nothing was executed";
     }
 
     public static String inMemoryStoreFullByBytes(long maxBytes) {

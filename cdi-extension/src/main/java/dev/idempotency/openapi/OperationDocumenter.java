@@ -43,8 +43,8 @@ import dev.idempotency.jaxrs.IdempotencyProblem;
  * is set), unless the application documented that status itself;</li>
  * <li>the {@code Idempotent-Replayed} header on the documented success answers;</li>
  * <li>an {@code x-idempotency} extension with the machine-readable settings (header or keyFromBody,
- * required, ttl, lease, scope, serverIssuedKeys, anonymous, fingerprint and fingerprintMembers, and
- * the tenant source of a tenant-scoped operation).</li>
+ * required, ttl, lease, scope, serverIssuedKeys, anonymous, fingerprint and fingerprintMembers,
+ * inProgress and, with {@code WAIT}, maxWait, and the tenant source of a tenant-scoped operation).</li>
  * </ul>
  * Operations are found by HTTP method and path: a document's path ends with the operation's path
  * relative to its JAX-RS application; the application path in front of it is the one most
@@ -176,6 +176,10 @@ final class OperationDocumenter {
             extension.put("tenantSource", settings.tenantSource().name());
         }
         extension.put("fingerprint", policy.fingerprint().mode().name());
+        extension.put("inProgress", policy.inProgress().name());
+        if (policy.waitsForInProgress()) {
+            extension.put("maxWait", policy.maxWait().toString());
+        }
         if (!policy.fingerprint().members().isEmpty()) {
             extension.put("fingerprintMembers",
                     policy.fingerprint().members().stream().map(BodyPointer::text).toList());
@@ -202,19 +206,26 @@ final class OperationDocumenter {
         String note = "Its value at the JSON Pointer `" + pointer + "` (a string, or a number) is the idempotency key:"
                 + " a request with the key of an earlier one and the same request gets the first response back, with `"
                 + settings.replayedHeader() + ": true`, for " + policy.ttl() + " (ISO-8601); one while the first is"
-                + " still running gets 409; the same key with another request gets 422."
+                + " still running " + whileRunning(policy) + "; the same key with another request gets 422."
                 + (policy.required() ? " Without a value there, the request gets 400 missing-key."
                         : " Without a value there, the request runs with no idempotency at all.");
         body.setDescription(body.getDescription() == null || body.getDescription().isBlank() ? note
                 : body.getDescription() + "\n\n" + note);
     }
 
+    /** @return what a duplicate of a request in flight gets, as the key's descriptions say it */
+    private static String whileRunning(IdempotencyPolicy policy) {
+        return policy.waitsForInProgress()
+                ? "waits up to " + policy.maxWait() + " (ISO-8601) for the first response and gets it (409 if it takes longer)"
+                : "gets 409";
+    }
+
     private Parameter keyParameter(IdempotencyPolicy policy, String header) {
         String description = "Identifies this operation across retries: send a new unique value (a UUID) for each"
                 + " new operation and the same value when retrying it. A retry with the same key and the same request"
                 + " gets the first response back, with `" + settings.replayedHeader() + ": true`, for "
-                + policy.ttl() + " (ISO-8601); a retry while the first is still running gets 409; the same key"
-                + " with another request gets 422."
+                + policy.ttl() + " (ISO-8601); a retry while the first is still running " + whileRunning(policy)
+                + "; the same key with another request gets 422."
                 + (policy.serverIssuedKeys() ? " Must be a token this API issued to the caller (from its token"
                         + " endpoint) and not expired; any other value gets 400 unknown-token." : "")
                 + (policy.required() ? "" : " Optional: without it the request runs with no idempotency at all.");

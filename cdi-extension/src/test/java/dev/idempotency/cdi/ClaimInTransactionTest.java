@@ -21,6 +21,7 @@ import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.TransactionBinding;
@@ -88,7 +89,7 @@ class ClaimInTransactionTest {
         ClaimResult result = store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return new OwnedClaim(store, policy, KEY, ((ClaimResult.Acquired) result).owner(),
-                new EventPublisher(List.of(events::add)), false);
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), false);
     }
 
     /** @return what a retry of the same call meets */

@@ -76,7 +76,7 @@ class OwnedClaimTest {
         ClaimResult result = store.claim(key, FINGERPRINT, policy.lease(), policy.ttl());
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return new OwnedClaim(store, policy, key, ((ClaimResult.Acquired) result).owner(),
-                new EventPublisher(List.of(events::add)), false);
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), false);
     }
 
     private List<IdempotencyOutcome> outcomes() {
@@ -222,9 +222,9 @@ class OwnedClaimTest {
 
     @Test
     void aServerErrorResponseReleasesAnHttpClaimUnlessServerErrorsArePinned() {
-        HttpClaim http = new HttpClaim(store, policy, null, false, "k-1", "owner", EventPublisher.NONE);
+        HttpClaim http = new HttpClaim(store, policy, null, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1));
         HttpClaim pinned = new HttpClaim(store, policy("placePinningServerErrors"), null, false, "k-2", "owner",
-                EventPublisher.NONE);
+                EventPublisher.NONE, new InProgressWaits(1));
 
         assertThat(http.releasedBy(Response.status(503).build())).isTrue();
         assertThat(http.releasedBy(Response.status(500).entity("failed").build())).isTrue();
@@ -237,7 +237,7 @@ class OwnedClaimTest {
     @Test
     void anHttpClaimIsEnteredOnlyOnceTheInterceptorHandedItToTheMethod() throws Exception {
         Method place = Orders.class.getMethod("place");
-        HttpClaim http = new HttpClaim(store, policy, place, false, "k-1", "owner", EventPublisher.NONE);
+        HttpClaim http = new HttpClaim(store, policy, place, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1));
         CurrentHttpClaim current = new CurrentHttpClaim();
         current.set(http);
 

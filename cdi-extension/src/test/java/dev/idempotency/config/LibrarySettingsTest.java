@@ -175,4 +175,15 @@ class LibrarySettingsTest {
         assertThat(LibrarySettings.isForbidden("Transfer-Encoding")).isTrue();
         assertThat(LibrarySettings.isForbidden("Location")).isFalse();
     }
+
+    @Test
+    void theWaitingDuplicatesOfANodeAreBounded() {
+        assertThat(load().maxWaiting()).as("the default").isEqualTo(64);
+        config.put("idempotency.in-progress.max-waiting", "0");
+
+        assertThatThrownBy(this::load)
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0106: library setting idempotency.in-progress.max-waiting='0' is not allowed;"
+                        + " allowed: an integer from 1 to 100000");
+    }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.AnonymousCallers;
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.InProgressDuplicates;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 class PolicyResolverTest {
@@ -57,6 +58,20 @@ class PolicyResolverTest {
     static class Members {
         @Idempotent(scope = IdempotencyScope.TENANT, anonymous = AnonymousCallers.REJECT)
         public void join() {
+        }
+    }
+
+    static class Waiting {
+        @Idempotent(inProgress = InProgressDuplicates.WAIT)
+        public void byDefault() {
+        }
+
+        @Idempotent(inProgress = InProgressDuplicates.WAIT, lease = "PT2S")
+        public void shortLease() {
+        }
+
+        @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT30S")
+        public void chosen() {
         }
     }
 
@@ -229,5 +244,49 @@ class PolicyResolverTest {
     void anUnannotatedMethodHasNoAnnotation() throws Exception {
         assertThat(PolicyResolver.annotationOf(Plain.class, method(Plain.class, "nothing"))).isEmpty();
         assertThat(PolicyResolver.annotationOf(Payments.class, method(Payments.class, "refund"))).isPresent();
+    }
+
+    private IdempotencyPolicy waiting(String name) throws NoSuchMethodException {
+        return resolver.resolve(Waiting.class, method(Waiting.class, name));
+    }
+
+    @Test
+    void duplicatesInFlightGet409UnlessTheyWaitAndAWaitIsAtMostTheLease() throws Exception {
+        assertThat(resolve("refund").inProgress()).as("the default").isEqualTo(InProgressDuplicates.CONFLICT);
+        assertThat(resolve("refund").waitsForInProgress()).isFalse();
+        assertThat(resolve("refund").maxWait()).as("no wait without WAIT").isZero();
+
+        assertThat(waiting("byDefault").waitsForInProgress()).isTrue();
+        assertThat(waiting("byDefault").maxWait()).as("5 s by default").isEqualTo(Duration.ofSeconds(5));
+        assertThat(waiting("shortLease").maxWait()).as("never past the lease").isEqualTo(Duration.ofSeconds(2));
+        assertThat(waiting("chosen").maxWait()).isEqualTo(Duration.ofSeconds(30));
+
+        config.put(Payments.class.getName() + "/refund/Idempotent/inProgress", "wait");
+        config.put("Idempotent/maxWait", "PT3S");
+        assertThat(resolve("refund").inProgress()).as("configured").isEqualTo(InProgressDuplicates.WAIT);
+        assertThat(resolve("refund").maxWait()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(resolve("charge").maxWait()).as("maxWait alone changes nothing").isZero();
+    }
+
+    @Test
+    void aWaitLongerThanTheLeaseOrAnUnknownChoiceFailsWithItsCode() {
+        config.put(Waiting.class.getName() + "/chosen/Idempotent/lease", "PT10S");
+        assertThatThrownBy(() -> waiting("chosen"))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageStartingWith("IDEMP0148: bean " + Waiting.class.getName() + ", method chosen:"
+                        + " @Idempotent(maxWait)='PT30S' is longer than " + Waiting.class.getName()
+                        + "/chosen/Idempotent/lease='PT10S'; allowed: a positive duration up to the lease");
+
+        config.put(Waiting.class.getName() + "/Idempotent/maxWait", "PT0S");
+        assertThatThrownBy(() -> waiting("byDefault")).hasMessageStartingWith("IDEMP0102: ");
+        config.put(Waiting.class.getName() + "/Idempotent/maxWait", "5s");
+        assertThatThrownBy(() -> waiting("byDefault")).hasMessageStartingWith("IDEMP0101: ");
+
+        config.put(Payments.class.getName() + "/Idempotent/inProgress", "QUEUE");
+        assertThatThrownBy(() -> resolve("refund"))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessage("IDEMP0147: bean " + Payments.class.getName() + ", method refund: "
+                        + Payments.class.getName() + "/Idempotent/inProgress='QUEUE' is not a choice for duplicates"
+                        + " in flight; allowed: [CONFLICT, WAIT] (case-insensitive)");
     }
 }

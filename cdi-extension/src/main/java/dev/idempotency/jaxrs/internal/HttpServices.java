@@ -1,6 +1,7 @@
 package dev.idempotency.jaxrs.internal;
 
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.spi.IdempotencyStore;
@@ -18,7 +19,9 @@ import dev.idempotency.tokens.TokenRegistry;
  * @param tokens the server-issued tokens
  * @param claims where an admitted request's claim travels
  * @param tenants where the tenant of a tenant-scoped request comes from
+ * @param waits where duplicates of a request in flight wait for its outcome
  */
 public record HttpServices(IdempotencyStore store, LibrarySettings settings, ReplayCache replayCache,
-        EventPublisher events, TokenRegistry tokens, AdmittedClaims claims, TenantLookup tenants) {
+        EventPublisher events, TokenRegistry tokens, AdmittedClaims claims, TenantLookup tenants,
+        InProgressWaits waits) {
 }

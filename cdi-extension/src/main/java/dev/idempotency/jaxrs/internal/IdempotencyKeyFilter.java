@@ -14,6 +14,7 @@ import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.claim.ClaimFailures;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.RetryOutcomes;
@@ -34,7 +35,8 @@ import dev.idempotency.tokens.TokenRegistry;
  * authenticated one, reads the key (from its header, or from the JSON body), finds the request's
  * key space (its caller and tenant), fingerprints the request as the endpoint says, claims the key,
  * and either lets the request through (new key), or answers it at once: replay, 409, 422, 400,
- * 401, 413 or 503. Nothing is executed unless the claim was acquired. Everything the endpoint's
+ * 401, 413 or 503; where the endpoint says {@code inProgress = WAIT}, a duplicate of a request in
+ * flight first waits for its outcome ({@link InProgressWaits}). Nothing is executed unless the claim was acquired. Everything the endpoint's
  * definition decides (the key's header or pointer, the fingerprint mode, the JSON-P parser, the
  * tenant source) is set up in the constructor, once.
  */
@@ -53,6 +55,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final EventPublisher events;
     private final TokenRegistry tokens;
     private final TenantLookup tenants;
+    private final InProgressWaits waits;
     private final String missingTenant;
     /** The 422 answer's detail: what the fingerprint covers, under the key's name. */
     private final String keyReused;
@@ -77,6 +80,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.events = services.events();
         this.tokens = services.tokens();
         this.tenants = services.tenants();
+        this.waits = services.waits();
         this.missingTenant = "This endpoint's idempotency keys are scoped by tenant, and the request names none"
                 + (settings.tenantSource() == TenantSource.HEADER ? " (send one " + settings.tenantHeader() + " header)" : "")
                 + "; nothing was executed.";
@@ -149,12 +153,16 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             }
             return;
         }
+        if (claim instanceof ClaimResult.Existing found && policy.waitsForInProgress()
+                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT) {
+            claim = waits.await(store, policy, scopedKey, fingerprint, found, events, true);
+        }
         if (claim instanceof ClaimResult.Acquired acquired) {
             if (policy.serverIssuedKeys() && !tokenIssued(request, principal, key.key(), scopedKey, acquired.owner())) {
                 return;
             }
             HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
-                    acquired.owner(), events);
+                    acquired.owner(), events, waits);
             events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
             claims.admit(request, admitted);
             return;

@@ -48,6 +48,7 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.cdi.CurrentHttpClaim;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
@@ -529,6 +530,8 @@ final class FakeRequests {
         ReplayCache replayCache = ReplayCache.off();
         /** Where tenants come from; {@code null}: as the runtime chooses for a header or host source. */
         TenantLookup tenants;
+        /** Where the last server made keeps its waiting duplicates. */
+        InProgressWaits waits;
 
         /** @return a server for a synchronous, intercepted method of {@link Payments} */
         Server server(String method) {
@@ -545,7 +548,7 @@ final class FakeRequests {
                         case HEADER -> TenantLookup.header(settings.tenantHeader());
                         case HOST -> TenantLookup.host();
                         default -> TenantLookup.NONE;
-                    });
+                    }, waits = new InProgressWaits(settings.maxWaiting()));
             return new Server(services, scope, endpoint(method, async, intercepted));
         }
 

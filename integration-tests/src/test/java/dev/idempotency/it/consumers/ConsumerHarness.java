@@ -41,6 +41,9 @@ public class ConsumerHarness {
     SingletonOrderConsumer singleton;
 
     @Inject
+    WaitingOrderConsumer waiting;
+
+    @Inject
     Event<OrderMessage> events;
 
     @Inject
@@ -54,6 +57,7 @@ public class ConsumerHarness {
             case "cdi" -> cdi::onOrder;
             case "ejb" -> ejb::onOrder;
             case "singleton" -> singleton::onOrder;
+            case "waiting" -> waiting::onOrder;
             case "observer" -> message -> {
                 events.fire(message);
                 return "handled";

@@ -8,8 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
@@ -32,6 +35,9 @@ import dev.idempotency.it.support.ServerUnderTest;
  */
 abstract class HttpContractChecks extends OnSampleApp {
 
+    /** How many duplicates may wait at once on a node, in the contract suite's deployments. */
+    static final int MAX_WAITING = 20;
+
     static final String ORDER = "{\"orderId\":\"o-1\",\"amount\":1250,\"currency\":\"EUR\"}";
 
     /** The contract suite's settings. */
@@ -40,7 +46,8 @@ abstract class HttpContractChecks extends OnSampleApp {
             "idempotency.max-request-body-size=65536",
             "dev.idempotency.it.resources.ContractResource/configured/Idempotent/required=false",
             "dev.idempotency.it.resources.ContractResource/tokenByConfig/Idempotent/serverIssuedKeys=true",
-            "idempotency.tokens.max-per-principal=20");
+            "idempotency.tokens.max-per-principal=20",
+            "idempotency.in-progress.max-waiting=" + MAX_WAITING);
 
     /**
      * @param archive a sample deployment
@@ -288,6 +295,77 @@ abstract class HttpContractChecks extends OnSampleApp {
         assertThat(first.get().statusCode()).isEqualTo(201);
         assertThat(http.postJson(PAYMENTS, key, slow).body()).isEqualTo(first.get().body());
         assertThat(executions() - before).isEqualTo(1);
+    }
+
+    @Test
+    void duplicatesInFlightThatWaitGetTheReplayAndPastTheBoundA409AtOnce() throws Exception {
+        String key = newKey();
+        String path = "api/contract/waiting?delayMs=2500";
+        long before = executions("waiting");
+        long started = executions("waiting.started");
+        CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(() -> http.postJson(path, key, "{}"));
+        http.awaitCount("api/contract/count/waiting.started", started + 1);
+
+        long sent = System.nanoTime();
+        List<HttpResponse<byte[]>> duplicates = http.postAllAtOnce(path, key, "{}", MAX_WAITING + 5);
+
+        HttpResponse<byte[]> original = first.get(30, TimeUnit.SECONDS);
+        assertThat(original.statusCode()).isEqualTo(200);
+        List<HttpResponse<byte[]>> replays = duplicates.stream().filter(d -> d.statusCode() == 200).toList();
+        List<HttpResponse<byte[]>> conflicts = duplicates.stream().filter(d -> d.statusCode() == 409).toList();
+        assertThat(replays).as("each waiting place: the replay").hasSize(MAX_WAITING);
+        for (HttpResponse<byte[]> replay : replays) {
+            assertThat(replay.body()).as("the first answer's bytes").isEqualTo(original.body());
+            assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        }
+        assertThat(conflicts).as("past the bound: 409 at once").hasSize(5);
+        conflicts.forEach(conflict -> assertProblem(conflict, 409, "request-in-progress"));
+        assertThat(executions("waiting") - before).as("executions").isEqualTo(1);
+        assertThat(executions("waiting.started") - started).isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("nobody waited out its 10 s maxWait")
+                .isLessThan(Duration.ofSeconds(9));
+    }
+
+    @Test
+    void aDuplicateWaitingPastItsMaximumGets409AndALaterRetryTheReplay() throws Exception {
+        String key = newKey();
+        String path = "api/contract/waiting-briefly?delayMs=2500";
+        long started = executions("waiting-briefly.started");
+        CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(() -> http.postJson(path, key, "{}"));
+        http.awaitCount("api/contract/count/waiting-briefly.started", started + 1);
+
+        long sent = System.nanoTime();
+        HttpResponse<byte[]> duplicate = http.postJson(path, key, "{}");
+        Duration waited = Duration.ofNanos(System.nanoTime() - sent);
+
+        assertProblem(duplicate, 409, "request-in-progress");
+        assertThat(waited).as("it waited its maxWait of 1 s").isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        HttpResponse<byte[]> original = first.get(30, TimeUnit.SECONDS);
+        assertThat(original.statusCode()).as("it waited no more than its maximum: the first still ran").isEqualTo(200);
+        assertThat(http.postJson(path, key, "{}").body()).isEqualTo(original.body());
+        assertThat(executions("waiting-briefly.started") - started).isEqualTo(1);
+    }
+
+    @Test
+    void aDuplicateWaitingForAFirstThatFailsRunsItselfAndTheOthersGetItsReplay() throws Exception {
+        String key = newKey();
+        String path = "api/contract/waiting?delayMs=1500";
+        long before = executions("waiting");
+        long started = executions("waiting.started");
+        CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(() -> http.send(
+                http.request(path).header("Idempotency-Key", key).header("X-Fail", "true")
+                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build()));
+        http.awaitCount("api/contract/count/waiting.started", started + 1);
+
+        List<HttpResponse<byte[]>> duplicates = http.postAllAtOnce(path, key, "{}", 4);
+
+        assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+        assertThat(duplicates).extracting(HttpResponse::statusCode).containsOnly(200);
+        assertThat(duplicates.stream().map(d -> d.headers().firstValue("Idempotent-Replayed").isPresent()))
+                .as("one ran after the failure gave the key back; the others replay it").containsOnlyOnce(false);
+        assertThat(duplicates.stream().map(d -> new String(d.body())).distinct()).hasSize(1);
+        assertThat(executions("waiting") - before).isEqualTo(1);
+        assertThat(executions("waiting.started") - started).as("the failed first, then one duplicate").isEqualTo(2);
     }
 
     @Test

@@ -81,6 +81,14 @@ class HttpContractIT extends HttpContractChecks {
                 .contains("https://idempotency.dev/problems/unknown-token");
         assertThat(create.getJsonObject("x-idempotency").getBoolean("serverIssuedKeys")).isFalse();
 
+        // Duplicates in flight: the extension says so, and the key's description how long they wait.
+        assertThat(create.getJsonObject("x-idempotency").getString("inProgress")).isEqualTo("CONFLICT");
+        assertThat(create.getJsonObject("x-idempotency").containsKey("maxWait")).isFalse();
+        JsonObject waiting = paths.getJsonObject("/api/contract/waiting").getJsonObject("post");
+        assertThat(waiting.getJsonObject("x-idempotency").getString("inProgress")).isEqualTo("WAIT");
+        assertThat(waiting.getJsonObject("x-idempotency").getString("maxWait")).isEqualTo("PT10S");
+        assertThat(keyParameter(waiting).getString("description")).contains("waits up to PT10S");
+
         // Endpoints without @Idempotent are left as they are.
         JsonObject plain = paths.getJsonObject("/api/contract/plain").getJsonObject("post");
         assertThat(keyParameter(plain)).isNull();

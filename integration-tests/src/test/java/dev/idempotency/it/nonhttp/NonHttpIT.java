@@ -31,6 +31,7 @@ import dev.idempotency.it.consumers.SideEffects;
 import dev.idempotency.it.consumers.SingletonOrderConsumer;
 import dev.idempotency.it.consumers.TransactionalConsumer;
 import dev.idempotency.it.consumers.TtlPrecedence;
+import dev.idempotency.it.consumers.WaitingOrderConsumer;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.OnSampleApp;
 
@@ -56,7 +57,8 @@ class NonHttpIT extends OnSampleApp {
                         EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
-                        Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class);
+                        Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class,
+                        WaitingOrderConsumer.class);
     }
 
     HttpResponse<byte[]> post(String path) {
@@ -74,6 +76,18 @@ class NonHttpIT extends OnSampleApp {
         assertThat(report).contains("\"errors\":[]");
         assertThat(number(report, "equalResults") + number(report, "conflicts")).as(report).isEqualTo(20);
         assertThat(number(report, "conflicts")).as("the concurrent burst overlapped the first").isPositive();
+    }
+
+    @Test
+    void redeliveriesInFlightThatWaitAllGetTheFirstResult() {
+        // inProgress = WAIT; this deployment's lease (1 s) bounds the wait, above the 300 ms run.
+        String report = text(post("api/harness/deliver/waiting?orderNo=" + newKey()
+                + "&times=20&concurrent=10&delayMs=300"));
+
+        assertThat(number(report, "executions")).as(report).isEqualTo(1);
+        assertThat(report).contains("\"errors\":[]");
+        assertThat(number(report, "conflicts")).as("nobody was told to retry: " + report).isZero();
+        assertThat(number(report, "equalResults")).as(report).isEqualTo(20);
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -21,6 +22,7 @@ import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.InProgressDuplicates;
 
 /** Endpoints for the contract rows the payments sample does not show. Each counts its executions. */
 @Path("contract")
@@ -227,5 +229,36 @@ public class ContractResource {
         String result = run("suspended");
         CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS)
                 .execute(() -> response.resume(Response.ok(result).build()));
+    }
+
+    /**
+     * Duplicates in flight wait for the first answer. Counts its start ({@code waiting.started})
+     * before it sleeps {@code delayMs}, and its executions after; with {@code X-Fail: true} (a header,
+     * outside the fingerprint) it answers {@code 500}, which gives the key back.
+     */
+    @POST
+    @Path("waiting")
+    @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT10S")
+    public Response waiting(@QueryParam("delayMs") long delayMs, @HeaderParam("X-Fail") boolean fail, String body)
+            throws InterruptedException {
+        return slowly("waiting", delayMs, fail);
+    }
+
+    /** As {@link #waiting}, waiting at most 1 s. */
+    @POST
+    @Path("waiting-briefly")
+    @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT1S")
+    public Response waitingBriefly(@QueryParam("delayMs") long delayMs, String body) throws InterruptedException {
+        return slowly("waiting-briefly", delayMs, false);
+    }
+
+    private Response slowly(String name, long delayMs, boolean fail) throws InterruptedException {
+        counters.increment(name + ".started");
+        TimeUnit.MILLISECONDS.sleep(delayMs);
+        if (fail) {
+            counters.increment(name + ".failed");
+            return Response.serverError().entity("{\"failed\":true}").build();
+        }
+        return Response.ok(run(name)).build();
     }
 }
