@@ -288,8 +288,11 @@ public @interface Idempotent {
      * With {@code inProgress = WAIT}: the longest a duplicate waits for the first request's
      * outcome before it is answered as in progress, as an ISO-8601 duration. Default {@code ""}:
      * 5 seconds, or the {@link #lease()} when that is shorter. Must be positive and not longer
-     * than the lease (past the lease, the duplicate would take the key over instead of waiting
-     * for it); anything else fails the deployment. Ignored with {@code inProgress = CONFLICT}.
+     * than the lease (a claim held past its lease may be taken over by a retry, so waiting longer
+     * for it makes no sense); anything else fails the deployment, also with
+     * {@code inProgress = CONFLICT}, where the value is not used. A waiting duplicate never takes
+     * the key over itself: if the first request outlives its lease, the wait ends in the
+     * {@code 409}.
      *
      * @return the longest wait of a duplicate, or {@code ""} for the default
      */

@@ -111,9 +111,12 @@ public class MethodInvocations {
             }
             throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
         }
+        // Not inside a JTA transaction: the first call may be this transaction's own (its outcome
+        // is stored only when it commits), or wait for locks this transaction holds.
         if (claim instanceof ClaimResult.Existing found && plan.policy().waitsForInProgress()
-                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT) {
-            claim = waits.await(runtime.store(), plan.policy(), key, fingerprint, found, events, false);
+                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT
+                && !binding.transactions().active()) {
+            claim = waits.await(runtime.store(), plan.policy(), key, fingerprint, found);
         }
         if (claim instanceof ClaimResult.Existing existing) {
             return duplicate(plan, existing.record(), fingerprint);
@@ -149,7 +152,10 @@ public class MethodInvocations {
      */
     private IdempotencyException refusalOfToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
         try {
-            if (tokens.admit(caller, token, () -> OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner))) {
+            if (tokens.admit(caller, token, () -> {
+                OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
+                waits.settled(key);
+            })) {
                 return null;
             }
         } catch (RuntimeException e) {

@@ -1,5 +1,7 @@
 package dev.idempotency.claim;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +13,7 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -22,11 +25,13 @@ import dev.idempotency.spi.IdempotencyStore;
  * at the store it sleeps, and is woken early when a claim of its key is completed or released on
  * this node ({@link #settled}), which is every claim of the in-memory store and, for the other
  * stores, the claims this node owns. For an owner on another node it looks again after a back-off
- * that doubles from {@value #FIRST_PAUSE_MILLIS} ms to {@value #LONGEST_PAUSE_MILLIS} ms. Each look
- * is a claim with the duplicate's own fingerprint, so one round trip answers all that can have
- * happened: the outcome was stored (a replay), the first request failed and gave the key back
- * (the duplicate acquires it and runs, as its retry would), or the lease ran out (a takeover, as
- * for any retry then).
+ * that doubles from {@value #FIRST_PAUSE_MILLIS} ms to {@value #LONGEST_PAUSE_MILLIS} ms.
+ *
+ * <p>A look is a read ({@link IdempotencyStore#find}): a waiting duplicate never takes a key over,
+ * even once the first request's lease ran out (a slow owner keeps its claim; the duplicate's
+ * wait ends in the {@code 409}, and only a later retry may take the key over, as without
+ * waiting). Only when the key is gone (the first request failed and gave it back) does the
+ * duplicate claim it, and then runs, as its retry would.
  *
  * <p>Not every store can notify: a store-side notification (Redis keyspace events, Hot Rod client
  * listeners) would save the looks for owners on other nodes, but each needs a server setting or a
@@ -43,52 +48,68 @@ public final class InProgressWaits {
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(LOG, 10, System::nanoTime);
 
     private final Semaphore slots;
+    private final long firstPauseNanos;
+    private final long longestPauseNanos;
     private final ConcurrentHashMap<String, Watch> watches = new ConcurrentHashMap<>();
 
     /**
      * @param maxWaiting how many duplicates may wait at once on this node
      */
     public InProgressWaits(int maxWaiting) {
+        this(maxWaiting, Duration.ofMillis(FIRST_PAUSE_MILLIS), Duration.ofMillis(LONGEST_PAUSE_MILLIS));
+    }
+
+    /**
+     * @param maxWaiting how many duplicates may wait at once on this node
+     * @param firstPause the first back-off between two looks
+     * @param longestPause the longest back-off between two looks
+     */
+    InProgressWaits(int maxWaiting, Duration firstPause, Duration longestPause) {
         if (maxWaiting < 1) {
             throw new IllegalArgumentException("maxWaiting must be at least 1: " + maxWaiting);
         }
         this.slots = new Semaphore(maxWaiting);
+        this.firstPauseNanos = firstPause.toNanos();
+        this.longestPauseNanos = longestPause.toNanos();
     }
 
     /**
      * Waits, up to the policy's {@code maxWait}, until the claim that holds the key is no longer in
      * progress for this fingerprint. Returns at once, with {@code found}, when all waiting places
-     * of this node are taken.
+     * of this node are taken. Store failures while waiting are logged ({@code IDEMP0410}) and end
+     * the wait with what was last found.
      *
      * @param store where the key lives
      * @param policy the endpoint's policy
      * @param key the scoped key
      * @param fingerprint the duplicate's fingerprint
      * @param found what the duplicate's own claim found: the key in progress, with its fingerprint
-     * @param events where a store failure while waiting is reported
-     * @param http whether the duplicate came through the HTTP contract
-     * @return the last claim's answer: {@link ClaimResult.Acquired} when the key was given back or
-     *     its lease ran out (the duplicate now owns it), else what it found; still in progress when
-     *     the wait ran out, no place was free, the store failed or the thread was interrupted
+     * @return {@link ClaimResult.Acquired} when the key was given back and the duplicate claimed it,
+     *     else the record last found: settled (completed, lost, or claimed again by another
+     *     request), or still in progress when the wait ran out, no place was free, the store
+     *     failed or the thread was interrupted
      */
     public ClaimResult await(IdempotencyStore store, IdempotencyPolicy policy, String key, String fingerprint,
-            ClaimResult.Existing found, EventPublisher events, boolean http) {
+            ClaimResult.Existing found) {
         if (!slots.tryAcquire()) {
             return found;
         }
-        Watch watch = watches.compute(key, (k, existing) -> (existing == null ? new Watch() : existing).join());
         try {
-            return lookUntilSettled(store, policy, key, fingerprint, found, watch, events, http);
+            Watch watch = watches.compute(key, (k, existing) -> (existing == null ? new Watch() : existing).join());
+            try {
+                return lookUntilSettled(store, policy, key, fingerprint, found, watch);
+            } finally {
+                watches.computeIfPresent(key, (k, existing) -> existing.leave() ? null : existing);
+            }
         } finally {
-            watches.computeIfPresent(key, (k, existing) -> existing.leave() ? null : existing);
             slots.release();
         }
     }
 
-    private static ClaimResult lookUntilSettled(IdempotencyStore store, IdempotencyPolicy policy, String key,
-            String fingerprint, ClaimResult.Existing found, Watch watch, EventPublisher events, boolean http) {
+    private ClaimResult lookUntilSettled(IdempotencyStore store, IdempotencyPolicy policy, String key,
+            String fingerprint, ClaimResult.Existing found, Watch watch) {
         long deadline = System.nanoTime() + policy.maxWait().toNanos();
-        long pause = TimeUnit.MILLISECONDS.toNanos(FIRST_PAUSE_MILLIS);
+        long pause = firstPauseNanos;
         ClaimResult.Existing current = found;
         long seen = watch.generation();
         while (true) {
@@ -104,10 +125,9 @@ public final class InProgressWaits {
             }
             ClaimResult looked;
             try {
-                looked = store.claim(key, fingerprint, policy.lease(), policy.ttl());
+                looked = look(store, policy, key, fingerprint);
             } catch (RuntimeException e) {
                 STORE_FAILURES.log(Level.SEVERE, Messages.storeFailedWhileWaiting(policy.endpoint()), e);
-                events.fire(IdempotencyOutcome.STORE_FAILURE, policy, key, http);
                 return current;
             }
             if (!(looked instanceof ClaimResult.Existing existing)
@@ -115,8 +135,17 @@ public final class InProgressWaits {
                 return looked;
             }
             current = existing;
-            pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(LONGEST_PAUSE_MILLIS));
+            pause = Math.min(pause * 2, longestPauseNanos);
         }
+    }
+
+    /** Reads the record; claims the key only when it is gone (given back, or its retention ran out). */
+    private static ClaimResult look(IdempotencyStore store, IdempotencyPolicy policy, String key, String fingerprint) {
+        Optional<IdempotencyRecord> record = store.find(key);
+        if (record.isPresent()) {
+            return new ClaimResult.Existing(record.get());
+        }
+        return store.claim(key, fingerprint, policy.lease(), policy.ttl());
     }
 
     /**
@@ -133,6 +162,11 @@ public final class InProgressWaits {
         if (watch != null) {
             watch.signal();
         }
+    }
+
+    /** @return for how many keys duplicates wait on this node now */
+    int watchedKeys() {
+        return watches.size();
     }
 
     /** @return how many duplicates wait on this node now */

@@ -74,6 +74,9 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String AUTHENTICATION_CHALLENGE = "idempotency.authentication-challenge";
     public static final String MAX_WAITING = "idempotency.in-progress.max-waiting";
 
+    /** Below the smallest request thread pool of the servers tested (WildFly: 16 per core). */
+    static final int DEFAULT_MAX_WAITING = 16;
+
     /** The longest JWT claim name and {@code WWW-Authenticate} value accepted. */
     static final int MAX_CLAIM_LENGTH = 255;
     static final int MAX_CHALLENGE_LENGTH = 1024;
@@ -137,7 +140,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.headerName(TENANT_HEADER, "X-Tenant-Id"),
                 reader.claimName(TENANT_JWT_CLAIM, "tenant_id"),
                 reader.challenge(AUTHENTICATION_CHALLENGE),
-                reader.integer(MAX_WAITING, 64, 1, 100_000));
+                reader.integer(MAX_WAITING, DEFAULT_MAX_WAITING, 1, 100_000));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }

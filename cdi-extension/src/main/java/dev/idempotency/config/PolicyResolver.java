@@ -91,24 +91,24 @@ public final class PolicyResolver {
 
     /**
      * With {@code WAIT}: the configured or annotated {@code maxWait}, at most the lease; unset, the
-     * default or the lease when shorter. With {@code CONFLICT}: zero, whatever is set.
+     * default or the lease when shorter. With {@code CONFLICT}: zero; a value that is set is still
+     * checked, so that a mistake shows before someone switches to {@code WAIT}.
      */
     private static Duration maxWait(Members members, Idempotent annotation, InProgressDuplicates inProgress,
             Setting lease, Duration leaseValue) {
-        if (inProgress != InProgressDuplicates.WAIT) {
-            return Duration.ZERO;
-        }
         Setting maxWait = members.value("maxWait", annotation.maxWait());
+        Duration value;
         if (maxWait.value.isEmpty()) {
-            return leaseValue.compareTo(IdempotencyPolicy.DEFAULT_MAX_WAIT) < 0 ? leaseValue
+            value = leaseValue.compareTo(IdempotencyPolicy.DEFAULT_MAX_WAIT) < 0 ? leaseValue
                     : IdempotencyPolicy.DEFAULT_MAX_WAIT;
+        } else {
+            value = duration(members.where, maxWait);
+            if (value.compareTo(leaseValue) > 0) {
+                throw new IdempotencyDefinitionException(Messages.maxWaitLongerThanLease(
+                        members.where, maxWait.key, maxWait.value, lease.key, lease.value));
+            }
         }
-        Duration value = duration(members.where, maxWait);
-        if (value.compareTo(leaseValue) > 0) {
-            throw new IdempotencyDefinitionException(Messages.maxWaitLongerThanLease(
-                    members.where, maxWait.key, maxWait.value, lease.key, lease.value));
-        }
-        return value;
+        return inProgress == InProgressDuplicates.WAIT ? value : Duration.ZERO;
     }
 
     private static InProgressDuplicates inProgress(String where, Setting setting) {

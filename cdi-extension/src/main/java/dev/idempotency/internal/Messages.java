@@ -197,8 +197,9 @@ public final class Messages {
     public static String maxWaitLongerThanLease(String where, String maxWaitKey, String maxWait, String leaseKey,
             String lease) {
         return "IDEMP0148: " + where + ": " + maxWaitKey + "='" + maxWait + "' is longer than " + leaseKey + "='" + lease
-                + "'; allowed: a positive duration up to the lease (a duplicate waiting past the lease would take the key"
-                + " over instead of waiting for it), or \"\" for 5 seconds or the lease when shorter";
+                + "'; allowed: a positive duration up to the lease (a claim that holds the key longer than its lease may be"
+                + " taken over by a retry, so waiting for it longer makes no sense), or \"\" for 5 seconds or the lease"
+                + " when shorter";
     }
 
     // --- 02xx: store selection ----------------------------------------------------------
@@ -418,7 +419,8 @@ public final class Messages {
 
     public static String storeFailedWhileWaiting(String endpoint) {
         return "IDEMP0410: " + endpoint + ": the idempotency store failed while a duplicate waited for the first"
-                + " request's outcome; the duplicate was answered as in progress (409, or IdempotencyConflictException)"
+                + " request's outcome; the duplicate was answered as in progress (409, or IdempotencyConflictException,"
+                + " observed as CONFLICT)"
                 + " and nothing was executed";
     }
 

@@ -18,12 +18,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyEvent;
-import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.InProgressDuplicates;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.store.InMemoryIdempotencyStore;
@@ -43,6 +44,10 @@ class InProgressWaitsTest {
 
         @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT0.3S")
         public void placeBriefly() {
+        }
+
+        @Idempotent(inProgress = InProgressDuplicates.WAIT, lease = "PT0.2S", maxWait = "PT0.2S")
+        public void placeOnAShortLease() {
         }
     }
 
@@ -75,7 +80,12 @@ class InProgressWaitsTest {
 
     private CompletableFuture<ClaimResult> waitFor(InProgressWaits waits, IdempotencyPolicy policy) {
         ClaimResult.Existing found = found(policy);
-        return CompletableFuture.supplyAsync(() -> waits.await(store, policy, KEY, PRINT, found, publisher, true), threads);
+        return CompletableFuture.supplyAsync(() -> waits.await(store, policy, KEY, PRINT, found), threads);
+    }
+
+    /** Back-offs far longer than the tests wait: only a wake-up can end these waits in time. */
+    private static InProgressWaits onlyWokenUp(int maxWaiting) {
+        return new InProgressWaits(maxWaiting, Duration.ofSeconds(30), Duration.ofSeconds(30));
     }
 
     private static void awaitWaiting(InProgressWaits waits, int count) throws InterruptedException {
@@ -89,7 +99,7 @@ class InProgressWaitsTest {
     @Test
     void duplicatesWokenByTheCompletionOnThisNodeGetTheStoredOutcome() throws Exception {
         IdempotencyPolicy policy = policy("place");
-        InProgressWaits waits = new InProgressWaits(8);
+        InProgressWaits waits = onlyWokenUp(8);
         OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
         List<CompletableFuture<ClaimResult>> duplicates = List.of(waitFor(waits, policy), waitFor(waits, policy),
                 waitFor(waits, policy));
@@ -105,6 +115,7 @@ class InProgressWaitsTest {
             assertThat(existing.record().outcome().body()).isEqualTo("paid".getBytes());
         }
         assertThat(waits.waiting()).as("nobody left waiting").isZero();
+        assertThat(waits.watchedKeys()).as("no watch left behind").isZero();
     }
 
     @Test
@@ -115,7 +126,7 @@ class InProgressWaitsTest {
         CompletableFuture<ClaimResult> duplicate = waitFor(waits, policy);
         awaitWaiting(waits, 1);
         Thread.sleep(600);
-        long looks = store.calls("claim") - 2; // the owner's claim and the duplicate's own
+        long looks = store.calls("find");
 
         // completed straight in the store: no settled() on this node, as for another node's owner
         store.complete(KEY, owner, StoredOutcome.of(200, Map.of(), "done".getBytes()), policy.ttl());
@@ -124,12 +135,13 @@ class InProgressWaitsTest {
         assertThat(((ClaimResult.Existing) result).record().state()).isEqualTo(RecordState.COMPLETED);
         assertThat(looks).as("looks in the first 600 ms: backed off (10, 20, 40, ... 250 ms), not spinning")
                 .isBetween(2L, 8L);
+        assertThat(store.calls("claim")).as("looks read; they claim only a key that is gone").isEqualTo(2);
     }
 
     @Test
     void aKeyGivenBackWhileADuplicateWaitsIsClaimedByTheDuplicate() throws Exception {
         IdempotencyPolicy policy = policy("place");
-        InProgressWaits waits = new InProgressWaits(8);
+        InProgressWaits waits = onlyWokenUp(8);
         OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
         CompletableFuture<ClaimResult> duplicate = waitFor(waits, policy);
         awaitWaiting(waits, 1);
@@ -162,33 +174,93 @@ class InProgressWaitsTest {
         List<CompletableFuture<ClaimResult>> waiting = List.of(waitFor(waits, policy), waitFor(waits, policy));
         awaitWaiting(waits, 2);
         ClaimResult.Existing found = found(policy);
-        long looks = store.calls("claim");
+        long looks = store.calls("find");
 
-        ClaimResult third = waits.await(store, policy, KEY, PRINT, found, publisher, true);
+        ClaimResult third = waits.await(store, policy, KEY, PRINT, found);
 
         assertThat(third).as("no place: what it found, unchanged").isSameAs(found);
-        assertThat(store.calls("claim")).as("without a look at the store").isEqualTo(looks);
+        assertThat(store.calls("find")).as("without a look at the store").isEqualTo(looks);
         first.complete(StoredOutcome.of(200, Map.of(), new byte[0]));
         for (CompletableFuture<ClaimResult> duplicate : waiting) {
             assertThat(((ClaimResult.Existing) duplicate.get(2, TimeUnit.SECONDS)).record().state())
                     .isEqualTo(RecordState.COMPLETED);
         }
-        assertThat(waits.await(store, policy, KEY, PRINT, found, publisher, true))
+        assertThat(waits.await(store, policy, KEY, PRINT, found))
                 .as("the places are free again: the look finds the completion").isNotSameAs(found);
     }
 
     @Test
-    void aStoreFailingWhileADuplicateWaitsEndsTheWaitInProgressAndIsReported() throws Exception {
+    void aStoreFailingWhileADuplicateWaitsEndsTheWaitInProgress() throws Exception {
         IdempotencyPolicy policy = policy("place");
         InProgressWaits waits = new InProgressWaits(8);
         owner(policy);
         ClaimResult.Existing found = found(policy);
         store.down(true);
 
-        ClaimResult result = waits.await(store, policy, KEY, PRINT, found, publisher, true);
+        ClaimResult result = waits.await(store, policy, KEY, PRINT, found);
 
-        assertThat(result).isSameAs(found);
-        assertThat(events).extracting(IdempotencyEvent::outcome).containsExactly(IdempotencyOutcome.STORE_FAILURE);
+        assertThat(result).as("the 409 it would have had; the caller reports it as CONFLICT").isSameAs(found);
+    }
+
+    @Test
+    void aDuplicateNeverTakesOverAClaimWhoseLeaseRanOut() throws Exception {
+        IdempotencyPolicy policy = policy("placeOnAShortLease");
+        InProgressWaits waits = new InProgressWaits(8);
+        String owner = owner(policy);
+        Thread.sleep(150);
+
+        ClaimResult result = waitFor(waits, policy).get(3, TimeUnit.SECONDS);
+
+        assertThat(((ClaimResult.Existing) result).record().state())
+                .as("the 0.2 s lease ran out while it waited, from 0.15 s to 0.35 s")
+                .isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.complete(KEY, owner, StoredOutcome.of(200, Map.of(), new byte[0]), policy.ttl()))
+                .as("the slow owner kept its claim").isTrue();
+    }
+
+    @Test
+    void anEndOfTheClaimBetweenALookAndTheNextSleepIsNotMissed() throws Exception {
+        IdempotencyPolicy policy = policy("place");
+        InProgressWaits waits = onlyWokenUp(8);
+        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
+        ClaimResult.Existing found = found(policy);
+        // The first look (after a wake-up) reads the claim in progress; right after it, before the
+        // duplicate sleeps again, the owner completes.
+        CountDownLatch looked = new CountDownLatch(1);
+        IdempotencyStore racing = new IdempotencyStore() {
+            @Override
+            public Optional<IdempotencyRecord> find(String key) {
+                Optional<IdempotencyRecord> record = memory.find(key);
+                if (looked.getCount() == 1) {
+                    looked.countDown();
+                    first.complete(StoredOutcome.of(201, Map.of(), "paid".getBytes()));
+                }
+                return record;
+            }
+
+            @Override
+            public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
+                return memory.claim(key, fingerprint, lease, retention);
+            }
+
+            @Override
+            public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+                return memory.complete(key, owner, outcome, retention);
+            }
+
+            @Override
+            public boolean release(String key, String owner) {
+                return memory.release(key, owner);
+            }
+        };
+        CompletableFuture<ClaimResult> duplicate = CompletableFuture.supplyAsync(
+                () -> waits.await(racing, policy, KEY, PRINT, found), threads);
+        awaitWaiting(waits, 1);
+        waits.settled(KEY); // the wake-up that leads to the first look
+
+        ClaimResult result = duplicate.get(3, TimeUnit.SECONDS);
+
+        assertThat(((ClaimResult.Existing) result).record().state()).isEqualTo(RecordState.COMPLETED);
     }
 
     @Test
@@ -201,7 +273,7 @@ class InProgressWaitsTest {
         CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
         Thread waiter = new Thread(() -> {
             started.countDown();
-            ClaimResult result = waits.await(store, policy, KEY, PRINT, found, publisher, true);
+            ClaimResult result = waits.await(store, policy, KEY, PRINT, found);
             interrupted.complete(result == found && Thread.currentThread().isInterrupted());
         });
         waiter.start();

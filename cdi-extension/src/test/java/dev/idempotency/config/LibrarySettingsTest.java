@@ -178,7 +178,7 @@ class LibrarySettingsTest {
 
     @Test
     void theWaitingDuplicatesOfANodeAreBounded() {
-        assertThat(load().maxWaiting()).as("the default").isEqualTo(64);
+        assertThat(load().maxWaiting()).as("the default").isEqualTo(16);
         config.put("idempotency.in-progress.max-waiting", "0");
 
         assertThatThrownBy(this::load)

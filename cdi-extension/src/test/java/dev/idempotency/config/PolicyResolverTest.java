@@ -266,6 +266,10 @@ class PolicyResolverTest {
         assertThat(resolve("refund").inProgress()).as("configured").isEqualTo(InProgressDuplicates.WAIT);
         assertThat(resolve("refund").maxWait()).isEqualTo(Duration.ofSeconds(3));
         assertThat(resolve("charge").maxWait()).as("maxWait alone changes nothing").isZero();
+
+        config.put("Idempotent/maxWait", "PT2M");
+        assertThatThrownBy(() -> resolve("charge")).as("checked with CONFLICT too: longer than its 60 s lease")
+                .hasMessageStartingWith("IDEMP0148: ");
     }
 
     @Test

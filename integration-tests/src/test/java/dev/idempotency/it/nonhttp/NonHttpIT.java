@@ -52,7 +52,9 @@ class NonHttpIT extends OnSampleApp {
                 "Idempotent/lease=PT1S",
                 "Idempotent/ttl=PT2S",
                 PREFIX + "ClassAndMethod/Idempotent/ttl=PT1H",
-                PREFIX + "ClassAndMethod/methodLevel/Idempotent/ttl=PT2S"))
+                PREFIX + "ClassAndMethod/methodLevel/Idempotent/ttl=PT2S",
+                WaitingOrderConsumer.class.getName() + "/Idempotent/lease=PT5S",
+                WaitingOrderConsumer.class.getName() + "/Idempotent/ttl=PT10S"))
                 .addClasses(OrderMessage.class, Receipt.class, SideEffects.class, CdiOrderConsumer.class,
                         EjbOrderConsumer.class, SingletonOrderConsumer.class, ObserverOrderConsumer.class,
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
@@ -80,9 +82,10 @@ class NonHttpIT extends OnSampleApp {
 
     @Test
     void redeliveriesInFlightThatWaitAllGetTheFirstResult() {
-        // inProgress = WAIT; this deployment's lease (1 s) bounds the wait, above the 300 ms run.
+        // inProgress = WAIT, with a lease of 5 s for this consumer: the wait (up to 5 s) outlasts
+        // the 1 s run, which the concurrent burst overlaps (the CONFLICT variants show it does).
         String report = text(post("api/harness/deliver/waiting?orderNo=" + newKey()
-                + "&times=20&concurrent=10&delayMs=300"));
+                + "&times=20&concurrent=10&delayMs=1000"));
 
         assertThat(number(report, "executions")).as(report).isEqualTo(1);
         assertThat(report).contains("\"errors\":[]");

@@ -36,6 +36,9 @@ public class ContractResource {
     @Inject
     SwitchableStore store;
 
+    @Inject
+    Gates gates;
+
     private String run(String name) {
         long n = counters.increment(name);
         return "{\"endpoint\":\"" + name + "\",\"execution\":" + n + ",\"nonce\":\"" + UUID.randomUUID() + "\"}";
@@ -232,29 +235,42 @@ public class ContractResource {
     }
 
     /**
-     * Duplicates in flight wait for the first answer. Counts its start ({@code waiting.started})
-     * before it sleeps {@code delayMs}, and its executions after; with {@code X-Fail: true} (a header,
-     * outside the fingerprint) it answers {@code 500}, which gives the key back.
+     * Duplicates in flight wait for the first answer. Counts its start ({@code waiting.started}),
+     * then waits at the gate named by {@code gate} until the test opens it (or sleeps
+     * {@code delayMs} without one), and counts its executions after; with {@code X-Fail: true} (a
+     * header, outside the fingerprint) it answers {@code 500}, which gives the key back.
      */
     @POST
     @Path("waiting")
     @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT10S")
-    public Response waiting(@QueryParam("delayMs") long delayMs, @HeaderParam("X-Fail") boolean fail, String body)
-            throws InterruptedException {
-        return slowly("waiting", delayMs, fail);
+    public Response waiting(@QueryParam("gate") String gate, @QueryParam("delayMs") long delayMs,
+            @HeaderParam("X-Fail") boolean fail, String body) throws InterruptedException {
+        return slowly("waiting", gate, delayMs, fail);
     }
 
     /** As {@link #waiting}, waiting at most 1 s. */
     @POST
     @Path("waiting-briefly")
     @Idempotent(inProgress = InProgressDuplicates.WAIT, maxWait = "PT1S")
-    public Response waitingBriefly(@QueryParam("delayMs") long delayMs, String body) throws InterruptedException {
-        return slowly("waiting-briefly", delayMs, false);
+    public Response waitingBriefly(@QueryParam("gate") String gate, String body) throws InterruptedException {
+        return slowly("waiting-briefly", gate, 0, false);
     }
 
-    private Response slowly(String name, long delayMs, boolean fail) throws InterruptedException {
+    /** Opens a gate that a slow first request waits at. */
+    @POST
+    @Path("gate/{name}")
+    public Response openGate(@PathParam("name") String name) {
+        gates.open(name);
+        return Response.noContent().build();
+    }
+
+    private Response slowly(String name, String gate, long delayMs, boolean fail) throws InterruptedException {
         counters.increment(name + ".started");
-        TimeUnit.MILLISECONDS.sleep(delayMs);
+        if (gate != null) {
+            gates.pass(gate);
+        } else {
+            TimeUnit.MILLISECONDS.sleep(delayMs);
+        }
         if (fail) {
             counters.increment(name + ".failed");
             return Response.serverError().entity("{\"failed\":true}").build();
