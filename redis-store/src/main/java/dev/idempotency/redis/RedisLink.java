@@ -190,6 +190,15 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
+     * @param key a key
+     * @return its value, or {@code null} when there is none
+     * @throws IdempotencyStoreException when the server fails or does not answer in time
+     */
+    byte[] get(byte[] key) {
+        return await(commands().get(key), "find", timeout, timeout);
+    }
+
+    /**
      * @param commands the connection that carried the write
      * @param replicas how many replicas must acknowledge it
      * @param waitTimeout how long the server may wait for them

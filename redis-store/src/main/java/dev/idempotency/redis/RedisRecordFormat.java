@@ -101,6 +101,20 @@ final class RedisRecordFormat {
     }
 
     /**
+     * @param value the stored bytes
+     * @return whether reading it needs the server's time: an executed record (or one of a state a
+     *     later version writes), whose outcome counts as lost once its deadline passed; a record of
+     *     a format this version does not know is left to {@link #read}, which refuses it
+     */
+    static boolean needsServerTime(byte[] value) {
+        if (value.length < 2 || Byte.toUnsignedInt(value[0]) != FORMAT) {
+            return false;
+        }
+        int state = Byte.toUnsignedInt(value[1]);
+        return state != IN_PROGRESS && state != COMPLETED;
+    }
+
+    /**
      * @param key the scoped, hashed key (without the prefix)
      * @param value the stored bytes
      * @param serverNow the server's time when the value was read, in milliseconds

@@ -216,8 +216,20 @@ final class RedisRecords {
                 bytes(owner)));
     }
 
+    /**
+     * A native {@code GET}: a replay costs one plain read, no script. Only an executed record needs
+     * the server's clock (is its outcome lost yet?), and only for it the find script reads it again
+     * with the server's time.
+     */
     Optional<IdempotencyRecord> find(String key) {
         byte[] redisKey = redisKey(key);
+        byte[] value = link.get(redisKey);
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (!RedisRecordFormat.needsServerTime(value)) {
+            return Optional.of(RedisRecordFormat.read(key, value, Long.MIN_VALUE));
+        }
         List<Object> answer = link.run(link.commands(), RedisScript.FIND, ScriptOutputType.MULTI, redisKey);
         if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("find", answer));
@@ -225,10 +237,10 @@ final class RedisRecords {
         if (answer.size() < 2 || answer.get(1) == null) {
             return Optional.empty();
         }
-        if (!(answer.get(1) instanceof byte[] value)) {
+        if (!(answer.get(1) instanceof byte[] again)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("find", answer));
         }
-        return Optional.of(RedisRecordFormat.read(key, value, now));
+        return Optional.of(RedisRecordFormat.read(key, again, now));
     }
 
     /**

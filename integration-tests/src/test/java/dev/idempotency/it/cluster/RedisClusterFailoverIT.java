@@ -24,9 +24,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.it.support.Campaign;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.PayaraMicroProcess;
@@ -59,6 +61,9 @@ import dev.idempotency.redis.RedisServer;
  * promoted). With {@code wait-replicas=0} the duplicates are only reported: replication is
  * asynchronous and a master killed between answering and replicating loses the write (the
  * documented window).
+ *
+ * <p>Every build runs the {@code wait-replicas=1} pass only (the promise); {@code -Dit.long=true}
+ * ({@link Campaign}) runs both, as the figures in docs/stores/redis.md were measured.
  */
 class RedisClusterFailoverIT {
 
@@ -82,8 +87,14 @@ class RedisClusterFailoverIT {
 
     @BeforeAll
     static void start() throws Exception {
-        noWait = RedisCluster.start("failover-wait0", 7341);
         withWait = RedisCluster.start("failover-wait1", 7351);
+        if (!Campaign.LONG) {
+            // the short pass: the promise (no key twice with wait-replicas=1) only
+            payara = PayaraMicroProcess.start("redis-failover",
+                    Deployments.sampleAppOnRedis("wait1", CONFIG, settings(withWait, 1)));
+            return;
+        }
+        noWait = RedisCluster.start("failover-wait0", 7341);
         payara = PayaraMicroProcess.start("redis-failover",
                 Deployments.sampleAppOnRedis("wait0", CONFIG, settings(noWait, 0)),
                 Deployments.sampleAppOnRedis("wait1", CONFIG, settings(withWait, 1)));
@@ -110,6 +121,7 @@ class RedisClusterFailoverIT {
 
     @Test
     void aMasterKilledWithoutWaitingForReplicasNeverGivesAWrongAnswer() throws Exception {
+        Assumptions.assumeTrue(Campaign.LONG, "the long campaign only (-Dit.long=true): it reports, asserts no promise");
         Figures figures = failover(new Http(payara.url("wait0")), noWait, "wait-replicas=0");
 
         assertHonest(figures);

@@ -377,7 +377,7 @@ abstract class HttpContractChecks extends OnSampleApp {
     @Test
     void aDuplicateWaitingForAFirstThatFailsRunsItselfAndTheOthersGetItsReplay() throws Exception {
         String key = newKey();
-        String path = "api/contract/waiting?delayMs=1500";
+        String path = "api/contract/waiting?delayMs=800";
         long before = executions("waiting");
         long started = executions("waiting.started");
         CompletableFuture<HttpResponse<byte[]>> first = CompletableFuture.supplyAsync(() -> http.send(

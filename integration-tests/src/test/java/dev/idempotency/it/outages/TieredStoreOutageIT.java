@@ -16,6 +16,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import dev.idempotency.it.support.Campaign;
 import dev.idempotency.it.support.Deployments;
 import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.InfinispanForTests;
@@ -34,9 +35,9 @@ import dev.idempotency.it.support.PostgreSqlDataSource;
 @RunAsClient
 class TieredStoreOutageIT {
 
-    static final Duration BEFORE_OUTAGE = Duration.ofSeconds(10);
-    static final Duration OUTAGE = Duration.ofSeconds(12);
-    static final Duration AFTER_RETURN = Duration.ofSeconds(12);
+    static final Duration BEFORE_OUTAGE = Campaign.seconds(6, 10);
+    static final Duration OUTAGE = Campaign.seconds(8, 12);
+    static final Duration AFTER_RETURN = Campaign.seconds(8, 12);
     static final Duration GRACE = Duration.ofSeconds(2);
 
     @ArquillianResource
