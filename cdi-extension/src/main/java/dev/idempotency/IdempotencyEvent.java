@@ -29,7 +29,14 @@ import java.util.Objects;
  */
 public record IdempotencyEvent(IdempotencyOutcome outcome, String endpoint, String keyHash, boolean http) {
 
-    /** Checks the members. */
+    /**
+     * Checks the members.
+     *
+     * @param outcome what happened, not null
+     * @param endpoint the endpoint's identity, not null
+     * @param keyHash a short prefix of the scoped, hashed key, not null
+     * @param http whether the method was called through the HTTP contract
+     */
     public IdempotencyEvent {
         Objects.requireNonNull(outcome, "outcome");
         Objects.requireNonNull(endpoint, "endpoint");

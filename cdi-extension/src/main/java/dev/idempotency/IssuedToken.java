@@ -13,7 +13,12 @@ import java.util.Objects;
  */
 public record IssuedToken(String token, Instant expiresAt) {
 
-    /** Checks the members. */
+    /**
+     * Checks the members.
+     *
+     * @param token the token, not null
+     * @param expiresAt when it stops being accepted for a first request, not null
+     */
     public IssuedToken {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(expiresAt, "expiresAt");

@@ -9,6 +9,7 @@ public class TooManyTokensException extends IdempotencyException {
 
     private static final long serialVersionUID = 1L;
 
+    /** @serial the seconds until the principal may be issued tokens again */
     private final long retryAfterSeconds;
 
     /**

@@ -12,7 +12,12 @@ public sealed interface ClaimResult {
      * @param takeover whether an expired claim of a crashed owner was taken over
      */
     record Acquired(String owner, boolean takeover) implements ClaimResult {
-        /** Checks the token. */
+        /**
+         * Checks the token.
+         *
+         * @param owner the owner token, not null
+         * @param takeover whether an expired claim was taken over
+         */
         public Acquired {
             Objects.requireNonNull(owner, "owner");
         }
@@ -24,7 +29,11 @@ public sealed interface ClaimResult {
      * @param record the live record
      */
     record Existing(IdempotencyRecord record) implements ClaimResult {
-        /** Checks the record. */
+        /**
+         * Checks the record.
+         *
+         * @param record the live record, not null
+         */
         public Existing {
             Objects.requireNonNull(record, "record");
         }

@@ -12,7 +12,15 @@ import java.util.Objects;
  */
 public record IdempotencyRecord(String key, RecordState state, String fingerprint, StoredOutcome outcome) {
 
-    /** Checks that a completed record has an outcome and the others have none. */
+    /**
+     * Checks that a completed record has an outcome and the others have none.
+     *
+     * @param key the scoped, hashed key, not null
+     * @param state the record's state, not null
+     * @param fingerprint the claimer's fingerprint, not null
+     * @param outcome the stored outcome: present for {@link RecordState#COMPLETED} only
+     * @throws IllegalArgumentException when the outcome does not match the state
+     */
     public IdempotencyRecord {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(state, "state");

@@ -97,7 +97,11 @@ import dev.idempotency.spi.support.ConfigLookup;
  * and a profile at the phase its execution is bound to. Shell built-ins (echo, sleep, wait, loops)
  * are free.</li>
  * <li><b>XML</b>: well-formed; a {@code <dependency>} names a published module with the project's
- * groupId and version; a persistence unit's {@code dev.idempotency} classes exist; the Infinispan
+ * groupId and version, or without a version one that a BOM of the project manages and the same page
+ * imports; a BOM is imported (type {@code pom}, scope {@code import}, in {@code <dependencyManagement>})
+ * at the project's version. The BOM manages the published modules at {@code ${project.version}} and
+ * nothing else, inherits no parent (whose dependencyManagement it would hand to its users) and has
+ * the project's version. A persistence unit's {@code dev.idempotency} classes exist; the Infinispan
  * cache definition is the store's default cache (from InfinispanSettings' source) under its
  * default name.</li>
  * <li><b>Illustrative</b>, only partly checked: Java (the library types, their members and
@@ -440,22 +444,12 @@ class DocumentedExamplesTest {
                 problems.add(block + ": not well-formed XML: " + e.getMessage());
                 continue;
             }
+            List<Element> dependencies = element.getTagName().equals("dependency") ? List.of(element)
+                    : Xml.descendants(element, "dependency");
+            for (Element dependency : dependencies) {
+                problems.addAll(dependencyProblems(block, dependency, root));
+            }
             switch (element.getTagName()) {
-                case "dependency" -> {
-                    String artifactId = Xml.text(element, "artifactId");
-                    Optional<Pom> module = code.poms.stream().filter(p -> p.published && p.artifactId.equals(artifactId))
-                            .findFirst();
-                    if (module.isEmpty()) {
-                        problems.add(block + ": " + artifactId + " is no published module");
-                    } else if (!module.get().groupId.equals(Xml.text(element, "groupId"))) {
-                        problems.add(block + ": groupId " + Xml.text(element, "groupId") + ", the module's is "
-                                + module.get().groupId);
-                    }
-                    if (!root.version.equals(Xml.text(element, "version"))) {
-                        problems.add(block + ": version " + Xml.text(element, "version") + ", the project's is "
-                                + root.version);
-                    }
-                }
                 case "persistence-unit" -> {
                     for (Element type : Xml.children(element, "class")) {
                         String name = type.getTextContent().strip();
@@ -471,6 +465,71 @@ class DocumentedExamplesTest {
         }
         assertThat(problems).isEmpty();
         assertThat(blocks("xml")).isNotEmpty();
+    }
+
+    /** @return what is wrong with a {@code <dependency>} of a page: the module or BOM, groupId, version */
+    private static List<String> dependencyProblems(Block block, Element dependency, Pom root) {
+        List<String> problems = new ArrayList<>();
+        String artifactId = Xml.text(dependency, "artifactId");
+        String version = Xml.text(dependency, "version");
+        Optional<Pom> bom = code.boms().stream().filter(p -> p.artifactId.equals(artifactId)).findFirst();
+        Optional<Pom> module = code.poms.stream().filter(p -> p.published && p.artifactId.equals(artifactId)).findFirst();
+        Optional<Pom> named = bom.isPresent() ? bom : module;
+        if (named.isEmpty()) {
+            problems.add(block + ": " + artifactId + " is no published module nor a BOM of the project");
+            return problems;
+        }
+        if (!named.get().groupId.equals(Xml.text(dependency, "groupId"))) {
+            problems.add(block + ": groupId " + Xml.text(dependency, "groupId") + ", the module's is " + named.get().groupId);
+        }
+        if (bom.isPresent()) {
+            if (!root.version.equals(version)) {
+                problems.add(block + ": the BOM at version " + version + ", the project's is " + root.version);
+            }
+            if (!"pom".equals(Xml.text(dependency, "type")) || !"import".equals(Xml.text(dependency, "scope"))) {
+                problems.add(block + ": the BOM is imported with <type>pom</type> and <scope>import</scope>");
+            }
+            if (!(dependency.getParentNode().getParentNode() instanceof Element management)
+                    || !management.getTagName().equals("dependencyManagement")) {
+                problems.add(block + ": the BOM import belongs in <dependencyManagement><dependencies>");
+            }
+        } else if (version == null) {
+            String type = Optional.ofNullable(Xml.text(dependency, "type")).orElse("jar");
+            boolean managed = code.boms().stream().anyMatch(b -> b.managed.stream().anyMatch(
+                    m -> m.artifactId().equals(artifactId) && m.type().equals(type))
+                    && docs.blocks.stream().anyMatch(other -> other.page.name.equals(block.page.name) && other.lang.equals("xml")
+                            && other.text.contains("<artifactId>" + b.artifactId + "</artifactId>")));
+            if (!managed) {
+                problems.add(block + ": " + artifactId + " without a version, but no BOM that manages it is imported"
+                        + " on " + block.page.name);
+            }
+        } else if (!root.version.equals(version)) {
+            problems.add(block + ": version " + version + ", the project's is " + root.version);
+        }
+        return problems;
+    }
+
+    @Test
+    void theBomManagesThePublishedModulesAndInheritsNothing() {
+        Pom root = code.rootPom();
+        Set<String> published = code.poms.stream().filter(p -> p.published).map(p -> p.artifactId)
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(code.boms()).as("the project's BOM (a pom of managed dev.idempotency artifacts only)").hasSize(1);
+        Pom bom = code.boms().get(0);
+        assertThat(bom.inherits).as(bom.dir + ": a BOM with a parent hands the parent's dependencyManagement"
+                + " (JUnit, Arquillian, the Jakarta EE API, ...) to every build that imports it").isFalse();
+        assertThat(bom.version).as(bom.dir + ": the BOM's version, written there, not inherited").isEqualTo(root.version);
+        assertThat(root.modules).as("the root pom's modules").contains(ROOT.relativize(bom.dir).toString());
+        List<String> problems = new ArrayList<>();
+        for (Managed managed : bom.managed) {
+            if (!published.contains(managed.artifactId()) || !managed.version().equals("${project.version}")) {
+                problems.add(managed + ": the BOM manages the published modules, at ${project.version}");
+            }
+        }
+        assertThat(problems).isEmpty();
+        Set<String> modules = bom.managed.stream().filter(m -> m.type().equals("jar")).map(Managed::artifactId)
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(modules).as(bom.dir + ": the modules the BOM manages").isEqualTo(published);
     }
 
     @Test
@@ -1255,7 +1314,15 @@ class DocumentedExamplesTest {
     // --- the code, the poms and the scripts ----------------------------------------------------------
 
     private record Pom(Path dir, String text, String groupId, String artifactId, String version, boolean published,
-            Set<String> profiles, Set<String> properties, Map<String, Set<String>> phasesByProfile) {
+            Set<String> profiles, Set<String> properties, Map<String, Set<String>> phasesByProfile, String packaging,
+            boolean inherits, List<String> modules, List<Managed> managed) {
+
+        /** @return whether it is a BOM: a pom of no modules whose dependencyManagement is the project's artifacts */
+        boolean isBom() {
+            return packaging.equals("pom") && modules.isEmpty() && !managed.isEmpty()
+                    && !text.contains("<maven.deploy.skip>true</maven.deploy.skip>")
+                    && managed.stream().allMatch(m -> m.groupId().equals(groupId));
+        }
 
         Set<String> profilePhases(String profile) {
             return phasesByProfile.getOrDefault(profile, Set.of());
@@ -1293,9 +1360,25 @@ class DocumentedExamplesTest {
                 phases.put(id, bound);
             }
             boolean published = packaging.equals("jar") && !text.contains("<maven.deploy.skip>true</maven.deploy.skip>");
+            List<String> modules = new ArrayList<>();
+            Optional.ofNullable(Xml.child(project, "modules")).ifPresent(
+                    m -> Xml.children(m, "module").forEach(module -> modules.add(module.getTextContent().strip())));
+            List<Managed> managed = new ArrayList<>();
+            Element management = Xml.child(Xml.child(project, "dependencyManagement"), "dependencies");
+            if (management != null) {
+                for (Element dependency : Xml.children(management, "dependency")) {
+                    managed.add(new Managed(Xml.text(dependency, "groupId"), Xml.text(dependency, "artifactId"),
+                            Xml.text(dependency, "version"),
+                            Optional.ofNullable(Xml.text(dependency, "type")).orElse("jar")));
+                }
+            }
             return new Pom(file.getParent(), text, groupId, Xml.text(project, "artifactId"), version, published,
-                    profiles, properties, phases);
+                    profiles, properties, phases, packaging, parent != null, modules, managed);
         }
+    }
+
+    /** An entry of a pom's own {@code <dependencyManagement>}, as written (properties not resolved). */
+    private record Managed(String groupId, String artifactId, String version, String type) {
     }
 
     /** The sample app's routes, {@code METHOD /path/{template}}. */
@@ -1447,6 +1530,10 @@ class DocumentedExamplesTest {
 
         Pom rootPom() {
             return poms.stream().filter(p -> p.dir.equals(ROOT)).findFirst().orElseThrow();
+        }
+
+        List<Pom> boms() {
+            return poms.stream().filter(Pom::isBom).toList();
         }
 
         boolean isKnownProperty(String name) {

@@ -77,7 +77,15 @@ public final class InfinispanRecords {
         this.returning = cache.withFlags(Flag.FORCE_RETURN_VALUE);
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}.
+     *
+     * @param key the scoped, hashed key
+     * @param fingerprint the request's fingerprint
+     * @param lease how long the claim stays in progress before a claim with the same fingerprint takes it over
+     * @param retention how long the record binds the key to its fingerprint if it is never completed
+     * @return the claim acquired, or the live record that holds the key
+     */
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return call("claim", () -> {
             String owner = UUID.randomUUID().toString();
@@ -157,7 +165,15 @@ public final class InfinispanRecords {
         return new ClaimResult.Existing(toRecord(key, existing));
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#complete}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#complete}.
+     *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @param outcome what to replay to retries
+     * @param retention how long to keep the completed record
+     * @return whether the caller still owned the claim, and the record is now COMPLETED
+     */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         return call("complete", () -> {
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
@@ -171,7 +187,15 @@ public final class InfinispanRecords {
         });
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#markExecuted}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#markExecuted}.
+     *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @param lease how long to wait for the outcome before reporting it lost
+     * @param retention how long to keep the record if the outcome never comes
+     * @return whether the caller owned the in-progress claim, and the record is now EXECUTED
+     */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return call("markExecuted", () -> {
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
@@ -187,7 +211,13 @@ public final class InfinispanRecords {
         });
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#release}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#release}.
+     *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @return whether the caller owned the claim, and its record is removed
+     */
     public boolean release(String key, String owner) {
         return call("release", () -> {
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
@@ -198,7 +228,12 @@ public final class InfinispanRecords {
         });
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#find}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#find}.
+     *
+     * @param key the scoped, hashed key
+     * @return the live record, or empty when there is none or it has expired
+     */
     public Optional<IdempotencyRecord> find(String key) {
         return call("find", () -> {
             StoredRecord current = cache.get(key);

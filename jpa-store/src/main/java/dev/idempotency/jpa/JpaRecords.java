@@ -104,6 +104,12 @@ public final class JpaRecords {
      * See {@link dev.idempotency.spi.IdempotencyStore#claim(String, String, Duration, Duration)}:
      * the row records its lease end and, as {@code expires_at}, the end of its retention (the later
      * of the two).
+     *
+     * @param key the scoped, hashed key
+     * @param fingerprint the request's fingerprint
+     * @param lease how long the claim stays in progress before a claim with the same fingerprint takes it over
+     * @param retention how long the row binds the key to its fingerprint if it is never completed
+     * @return the claim acquired, or the live record that holds the key
      */
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         Duration kept = retention.compareTo(lease) > 0 ? retention : lease;
@@ -230,6 +236,11 @@ public final class JpaRecords {
      * The owner's in-progress claim (whatever its lease, until its retention ends) or executed
      * record becomes COMPLETED. The caller's pending changes are flushed first (see {@link #markExecuted}).
      *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @param outcome what to replay to retries
+     * @param retention how long to keep the completed record
+     * @return whether the caller still owned the claim, and the row is now COMPLETED
      * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
      *     caller's own pending changes fails: the application's error, thrown as it is
      * @throws IdempotencyStoreException when the store's statement fails
@@ -265,6 +276,11 @@ public final class JpaRecords {
      * is, not reported as a store outage (which the library answers with 503 and a retry would meet
      * again). Under flush mode COMMIT the application's changes are left to the commit.
      *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @param lease how long to wait for the outcome before reporting it lost
+     * @param retention how long to keep the row if the outcome never comes
+     * @return whether the caller owned the in-progress claim, and the row is now EXECUTED
      * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
      *     caller's own pending changes fails: the application's error, thrown as it is; its
      *     transaction is to roll back
@@ -341,6 +357,10 @@ public final class JpaRecords {
     /**
      * See {@link dev.idempotency.spi.IdempotencyStore#release}: in a transaction of its own. The
      * owner's in-progress claim (whatever its lease, until its retention ends) or executed record is deleted.
+     *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
+     * @return whether the caller owned the claim, and its row is deleted
      */
     public boolean release(String key, String owner) {
         clock.resolve(transactions);
@@ -362,7 +382,12 @@ public final class JpaRecords {
         }
     }
 
-    /** See {@link dev.idempotency.spi.IdempotencyStore#find}. */
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#find}.
+     *
+     * @param key the scoped, hashed key
+     * @return the live record, or empty when there is none or it has expired
+     */
     public Optional<IdempotencyRecord> find(String key) {
         clock.resolve(transactions);
         try {

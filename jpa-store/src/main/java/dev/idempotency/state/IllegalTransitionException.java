@@ -9,9 +9,12 @@ public class IllegalTransitionException extends IdempotencyException {
 
     private static final long serialVersionUID = 1L;
 
+    /** @serial the entity's name */
     private final String entity;
     private final transient Object id;
+    /** @serial the state the entity holds */
     private final String from;
+    /** @serial the state asked for */
     private final String to;
 
     IllegalTransitionException(String entity, Object id, Enum<?> from, Enum<?> to, Set<? extends Enum<?>> allowed) {
