@@ -50,7 +50,22 @@ public class DemoAuthenticationMechanism implements HttpAuthenticationMechanism 
                 return context.notifyContainerAboutLogin(result);
             }
         }
-        return challenge(response, context);
+        return refuse(response, context);
+    }
+
+    /**
+     * Bad credentials: {@code 401} and the challenge, answered by the mechanism itself
+     * ({@code SEND_CONTINUE}: the container sends this response and invokes nothing). Not
+     * {@code responseUnauthorized()} ({@code SEND_FAILURE}): Open Liberty lets a request to an
+     * unprotected resource go on anonymously after a {@code SEND_FAILURE} (its issue #2837). Liberty
+     * writes its own challenge on {@code SEND_CONTINUE}, with the realm it finds under
+     * {@code com.ibm.wsspi.security.cred.realm}; the other servers ignore that entry.
+     */
+    private static AuthenticationStatus refuse(HttpServletResponse response, HttpMessageContext context) {
+        response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+        response.setHeader("WWW-Authenticate", CHALLENGE);
+        context.getMessageInfo().getMap().put("com.ibm.wsspi.security.cred.realm", "payments");
+        return AuthenticationStatus.SEND_CONTINUE;
     }
 
     private static AuthenticationStatus challenge(HttpServletResponse response, HttpMessageContext context) {
