@@ -22,8 +22,9 @@ import dev.idempotency.store.TieredIdempotencyStore;
 
 /**
  * An application-provided store (it wins over the store modules, as the SPI promises) that is
- * the deployment's store module (JPA on PostgreSQL, Infinispan, or the tiered store over both) until a test switches it
- * "down": then every call fails like an unreachable server would.
+ * the deployment's store module (JPA on PostgreSQL, Infinispan, Redis, or the tiered store over
+ * Infinispan and JPA), or the in-memory store where the deployment has none, until a test switches
+ * it "down": then every call fails like an unreachable server would.
  */
 @Alternative
 @Priority(1000)
@@ -41,14 +42,15 @@ public class SwitchableStore implements IdempotencyStore {
         this.down = down;
     }
 
-    /** The store module in the deployment (JPA or Infinispan), whichever it is. */
+    /** The store module in the deployment, whichever it is; the in-memory store without one. */
     @PostConstruct
     void findModuleStore() {
         Bean<?> module = beans.getBeans(IdempotencyStore.class, Any.Literal.INSTANCE).stream()
-                .filter(bean -> bean.getBeanClass() != SwitchableStore.class && bean.getBeanClass() != InMemoryIdempotencyStore.class)
-                // with both modules in the deployment, the tiered store over them
-                .min(java.util.Comparator.comparing(bean -> bean.getBeanClass() != TieredIdempotencyStore.class))
-                .orElseThrow(() -> new IllegalStateException("no store module in the deployment"));
+                .filter(bean -> bean.getBeanClass() != SwitchableStore.class)
+                // with both modules in the deployment, the tiered store over them; the in-memory store last
+                .min(java.util.Comparator.comparing((Bean<?> bean) -> bean.getBeanClass() != TieredIdempotencyStore.class)
+                        .thenComparing(bean -> bean.getBeanClass() == InMemoryIdempotencyStore.class))
+                .orElseThrow(() -> new IllegalStateException("no store in the deployment"));
         delegate = (IdempotencyStore) beans.getReference(module, IdempotencyStore.class, beans.createCreationalContext(module));
     }
 
@@ -67,6 +69,11 @@ public class SwitchableStore implements IdempotencyStore {
     @Override
     public boolean joinsCallerTransaction() {
         return delegate.joinsCallerTransaction();
+    }
+
+    @Override
+    public boolean keepsRecordsInThisJvm() {
+        return delegate.keepsRecordsInThisJvm();
     }
 
     @Override
