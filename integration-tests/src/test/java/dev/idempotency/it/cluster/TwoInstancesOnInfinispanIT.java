@@ -30,11 +30,21 @@ class TwoInstancesOnInfinispanIT {
         try (PayaraMicroProcess first = PayaraMicroProcess.start("ispn-a", app);
                 PayaraMicroProcess second = PayaraMicroProcess.start("ispn-b", app)) {
             List<Http> instances = List.of(new Http(first.url("shared")), new Http(second.url("shared")));
+            // One payment through each instance first: the first creates the cache. Two nodes that
+            // create it at the same instant can stall the server for a minute (seen once here; see
+            // docs/stores/infinispan.md); the storm below is about the claims, not that.
+            for (Http instance : instances) {
+                String warmUp = "o-two-warm-" + UUID.randomUUID();
+                assertThat(instance.postJson("api/payments", newKey(), "{\"orderId\":\"" + warmUp
+                        + "\",\"amount\":1,\"currency\":\"EUR\"}").statusCode()).isEqualTo(201);
+            }
+            long before = instances.get(0).count("api/payments/executions") + instances.get(1).count("api/payments/executions");
             String key = newKey();
             String orderId = "o-two-" + UUID.randomUUID();
             String body = "{\"orderId\":\"" + orderId + "\",\"amount\":40,\"currency\":\"EUR\",\"delayMs\":300}";
             List<HttpResponse<byte[]>> answers = Http.postAllAtOnce(instances, "api/payments", key, body, 40);
-            long executions = instances.get(0).count("api/payments/executions") + instances.get(1).count("api/payments/executions");
+            long executions = instances.get(0).count("api/payments/executions") + instances.get(1).count("api/payments/executions")
+                    - before;
             long created = answers.stream().filter(a -> a.statusCode() == 201).count();
             long conflicts = answers.stream().filter(a -> a.statusCode() == 409).count();
             System.out.println("two instances on one Infinispan: 40 requests -> " + executions + " execution, "
