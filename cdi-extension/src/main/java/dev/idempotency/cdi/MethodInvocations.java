@@ -113,10 +113,8 @@ public class MethodInvocations {
         }
         // Not inside a JTA transaction: the first call may be this transaction's own (its outcome
         // is stored only when it commits), or wait for locks this transaction holds.
-        if (claim instanceof ClaimResult.Existing found && plan.policy().waitsForInProgress()
-                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT
-                && !binding.transactions().active()) {
-            claim = waits.await(runtime.store(), plan.policy(), key, fingerprint, found);
+        if (!binding.transactions().active()) {
+            claim = waits.afterClaim(runtime.store(), plan.policy(), key, fingerprint, claim);
         }
         if (claim instanceof ClaimResult.Existing existing) {
             return duplicate(plan, existing.record(), fingerprint);
@@ -152,10 +150,7 @@ public class MethodInvocations {
      */
     private IdempotencyException refusalOfToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
         try {
-            if (tokens.admit(caller, token, () -> {
-                OwnedClaim.releaseQuietly(runtime.store(), plan.policy(), key, owner);
-                waits.settled(key);
-            })) {
+            if (tokens.admit(caller, token, () -> OwnedClaim.giveBack(runtime.store(), plan.policy(), key, owner, waits))) {
                 return null;
             }
         } catch (RuntimeException e) {

@@ -74,6 +74,27 @@ public final class InProgressWaits {
     }
 
     /**
+     * What a claim's answer becomes where the policy waits ({@code inProgress = WAIT}): the key
+     * held in progress for this fingerprint is waited for ({@link #await}); any other answer, or
+     * any answer where the policy does not wait, is returned as it is.
+     *
+     * @param store where the key lives
+     * @param policy the endpoint's policy
+     * @param key the scoped key
+     * @param fingerprint the duplicate's fingerprint
+     * @param claim what the duplicate's own claim answered
+     * @return the answer to act on
+     */
+    public ClaimResult afterClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String fingerprint,
+            ClaimResult claim) {
+        if (claim instanceof ClaimResult.Existing found && policy.waitsForInProgress()
+                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT) {
+            return await(store, policy, key, fingerprint, found);
+        }
+        return claim;
+    }
+
+    /**
      * Waits, up to the policy's {@code maxWait}, until the claim that holds the key is no longer in
      * progress for this fingerprint. Returns at once, with {@code found}, when all waiting places
      * of this node are taken. Store failures while waiting are logged ({@code IDEMP0410}) and end
@@ -170,7 +191,7 @@ public final class InProgressWaits {
     }
 
     /** @return how many duplicates wait on this node now */
-    public int waiting() {
+    int waiting() {
         int waiting = 0;
         for (Watch watch : watches.values()) {
             waiting += watch.waiters();

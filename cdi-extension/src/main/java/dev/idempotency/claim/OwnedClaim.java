@@ -180,10 +180,27 @@ public class OwnedClaim {
     }
 
     private void releaseInStore() {
-        if (releaseQuietly(store, policy, key, owner)) {
+        if (giveBack(store, policy, key, owner, waits)) {
             events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
         }
+    }
+
+    /**
+     * Gives a claim back quietly ({@link #releaseQuietly}) and wakes the duplicates waiting on this
+     * node for its key.
+     *
+     * @param store where the claim lives
+     * @param policy the method's policy
+     * @param key the scoped key
+     * @param owner the owner token
+     * @param waits the duplicates waiting on this node
+     * @return whether the store released it
+     */
+    public static boolean giveBack(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
+            InProgressWaits waits) {
+        boolean released = releaseQuietly(store, policy, key, owner);
         waits.settled(key);
+        return released;
     }
 
     /**
@@ -196,7 +213,7 @@ public class OwnedClaim {
      * @param owner the owner token
      * @return whether the store released it
      */
-    public static boolean releaseQuietly(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
+    private static boolean releaseQuietly(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
         try {
             return store.release(key, owner);
         } catch (RuntimeException e) {

@@ -2,7 +2,6 @@ package dev.idempotency.config;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -54,11 +53,8 @@ final class HttpMembers {
                     keyPointer.key(), keyPointer.value()));
         }
         Setting mode = members.value(FINGERPRINT, annotation.fingerprint().name());
-        IdempotencyFingerprint fingerprint = Arrays.stream(IdempotencyFingerprint.values())
-                .filter(m -> m.name().equalsIgnoreCase(mode.value()))
-                .findFirst()
-                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownFingerprint(where, mode.key(),
-                        mode.value(), Arrays.toString(IdempotencyFingerprint.values()))));
+        IdempotencyFingerprint fingerprint = PolicyResolver.choice(where, mode, IdempotencyFingerprint.values(),
+                Messages::unknownFingerprint);
         Setting listed = members.value(FINGERPRINT_MEMBERS, String.join(",", annotation.fingerprintMembers()));
         List<BodyPointer> fingerprinted = new ArrayList<>();
         for (String entry : listed.configured() ? configuredList(listed.value())

@@ -112,11 +112,7 @@ public final class PolicyResolver {
     }
 
     private static InProgressDuplicates inProgress(String where, Setting setting) {
-        return Arrays.stream(InProgressDuplicates.values())
-                .filter(d -> d.name().equalsIgnoreCase(setting.value))
-                .findFirst()
-                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownInProgress(
-                        where, setting.key, setting.value, Arrays.toString(InProgressDuplicates.values()))));
+        return choice(where, setting, InProgressDuplicates.values(), Messages::unknownInProgress);
     }
 
     /**
@@ -214,19 +210,30 @@ public final class PolicyResolver {
     }
 
     private static IdempotencyScope scope(String where, Setting setting) {
-        return Arrays.stream(IdempotencyScope.values())
-                .filter(s -> s.name().equalsIgnoreCase(setting.value))
-                .findFirst()
-                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownScope(
-                        where, setting.key, setting.value, Arrays.toString(IdempotencyScope.values()))));
+        return choice(where, setting, IdempotencyScope.values(), Messages::unknownScope);
     }
 
     private static AnonymousCallers anonymous(String where, Setting setting) {
-        return Arrays.stream(AnonymousCallers.values())
-                .filter(a -> a.name().equalsIgnoreCase(setting.value))
-                .findFirst()
-                .orElseThrow(() -> new IdempotencyDefinitionException(Messages.unknownAnonymousCallers(
-                        where, setting.key, setting.value, Arrays.toString(AnonymousCallers.values()))));
+        return choice(where, setting, AnonymousCallers.values(), Messages::unknownAnonymousCallers);
+    }
+
+    /** A coded message for a value that is none of the allowed choices. */
+    interface ChoiceMessage {
+        String message(String where, String key, String value, String allowed);
+    }
+
+    /**
+     * @return the constant whose name is the setting's value, case-insensitive
+     * @throws IdempotencyDefinitionException with the message, listing the allowed constants
+     */
+    static <E extends Enum<E>> E choice(String where, Setting setting, E[] values, ChoiceMessage error) {
+        for (E value : values) {
+            if (value.name().equalsIgnoreCase(setting.value)) {
+                return value;
+            }
+        }
+        throw new IdempotencyDefinitionException(error.message(where, setting.key, setting.value,
+                Arrays.toString(values)));
     }
 
     private interface MessageFactory {

@@ -153,10 +153,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             }
             return;
         }
-        if (claim instanceof ClaimResult.Existing found && policy.waitsForInProgress()
-                && RetryOutcomes.of(found.record(), fingerprint) == IdempotencyOutcome.CONFLICT) {
-            claim = waits.await(store, policy, scopedKey, fingerprint, found);
-        }
+        claim = waits.afterClaim(store, policy, scopedKey, fingerprint, claim);
         if (claim instanceof ClaimResult.Acquired acquired) {
             if (policy.serverIssuedKeys() && !tokenIssued(request, principal, key.key(), scopedKey, acquired.owner())) {
                 return;
@@ -208,7 +205,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private boolean tokenIssued(ContainerRequestContext request, Principal principal, String token, String scopedKey,
             String owner) {
         try {
-            if (tokens.admit(principal, token, () -> giveBack(scopedKey, owner))) {
+            if (tokens.admit(principal, token, () -> OwnedClaim.giveBack(store, policy, scopedKey, owner, waits))) {
                 return true;
             }
         } catch (RuntimeException e) {
@@ -219,12 +216,6 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 "The " + keys.name() + " is not a token issued to this caller, or it expired; nothing was executed."
                         + " Ask for a new token."));
         return false;
-    }
-
-    /** Gives a claim back that never ran, and wakes the duplicates waiting for it here. */
-    private void giveBack(String scopedKey, String owner) {
-        OwnedClaim.releaseQuietly(store, policy, scopedKey, owner);
-        waits.settled(scopedKey);
     }
 
     private Response unauthorized() {
