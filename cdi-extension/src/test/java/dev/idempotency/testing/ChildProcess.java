@@ -51,6 +51,27 @@ public final class ChildProcess implements AutoCloseable {
         return Files.readString(log);
     }
 
+    /** @return its process id */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Sends it a signal by its PID: {@code STOP} freezes it (a long GC pause, a hung host),
+     * {@code CONT} thaws it.
+     *
+     * @param signal the signal's name, without {@code SIG}
+     * @throws IOException when {@code kill} cannot be run
+     * @throws InterruptedException when interrupted while it runs
+     * @throws IllegalStateException when {@code kill} fails (the process is gone)
+     */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
     /** @return its log file */
     public Path log() {
         return log;

@@ -138,6 +138,21 @@ public final class RedisServer implements AutoCloseable {
         process = null;
     }
 
+    /**
+     * Kills the server at once (SIGKILL to its PID), as a crash would: what it had not written to
+     * its append-only file is gone. {@link #start()} starts it again on its folder.
+     */
+    public void kill() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        ProcessHandle handle = process.toHandle();
+        handle.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+        RUNNING.remove(handle);
+        process = null;
+    }
+
     /** Freezes (SIGSTOP) or thaws (SIGCONT) the process by its PID: a server that stops answering. */
     public void signal(String signal) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid())).inheritIO().start();

@@ -52,6 +52,21 @@ public final class PayaraMicroProcess implements ServerProcess {
      * @throws Exception when it cannot be started
      */
     public static PayaraMicroProcess start(String name, List<String> jvmOptions, Archive<?>... archives) throws Exception {
+        return start(name, jvmOptions, ChildProcess.freePort(), archives);
+    }
+
+    /**
+     * Starts Payara Micro on a given HTTP port: a node started again where its clients expect it.
+     *
+     * @param name names the work folder, the log and the cluster
+     * @param jvmOptions options for the server's JVM
+     * @param port the HTTP port (loopback)
+     * @param archives what to deploy, in order
+     * @return the running server
+     * @throws Exception when it cannot be started
+     */
+    public static PayaraMicroProcess start(String name, List<String> jvmOptions, int port, Archive<?>... archives)
+            throws Exception {
         Path work = Files.createDirectories(Path.of("target", "payara-" + name));
         // The tests' own Java, as the Arquillian adapter does: Payara Micro 7 needs the Java 25 its pass runs on.
         List<String> command = new ArrayList<>(List.of(ChildProcess.javaOfThisJvm(), "-Dhazelcast.socket.bind.any=false"));
@@ -65,7 +80,6 @@ public final class PayaraMicroProcess implements ServerProcess {
             command.add("--deploy");
             command.add(file.getAbsolutePath());
         }
-        int port = ChildProcess.freePort();
         command.add("--port");
         command.add(String.valueOf(port));
         Path log = work.resolve("payara.log");
@@ -91,6 +105,22 @@ public final class PayaraMicroProcess implements ServerProcess {
      */
     public void kill() throws InterruptedException {
         process.kill();
+    }
+
+    /** @return its HTTP port */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * Freezes ({@code STOP}) or thaws ({@code CONT}) the server by its PID: a pause longer than a
+     * lease, as a long GC pause would be.
+     *
+     * @param signal the signal's name, without {@code SIG}
+     * @throws Exception when it cannot be sent
+     */
+    public void signal(String signal) throws Exception {
+        process.signal(signal);
     }
 
     @Override

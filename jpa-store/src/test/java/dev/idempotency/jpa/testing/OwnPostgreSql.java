@@ -245,6 +245,33 @@ public final class OwnPostgreSql implements AutoCloseable {
     }
 
     /**
+     * Freezes the whole server (SIGSTOP to the postmaster and each of its processes, the backends
+     * serving open connections among them): a database that stops answering without closing a
+     * connection, as a host stalled on its disk would. {@link #thaw()} lets it go on.
+     *
+     * @throws IOException when a signal cannot be sent
+     * @throws InterruptedException when interrupted
+     */
+    public void freeze() throws IOException, InterruptedException {
+        for (ProcessHandle process : tree(postmaster)) {
+            signal("STOP", process);
+        }
+    }
+
+    /**
+     * Thaws what {@link #freeze()} froze (SIGCONT to each process), the backends started since
+     * among them.
+     *
+     * @throws IOException when a signal cannot be sent
+     * @throws InterruptedException when interrupted
+     */
+    public void thaw() throws IOException, InterruptedException {
+        for (ProcessHandle process : tree(postmaster)) {
+            signal("CONT", process);
+        }
+    }
+
+    /**
      * Starts it again on the same data directory and the same port (stopping it first if it
      * runs), and waits until it accepts connections: after a kill, once it has recovered.
      *

@@ -1,0 +1,105 @@
+package dev.idempotency.it.campaign;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+import dev.idempotency.it.support.PayaraMicroProcess;
+import dev.idempotency.testing.ChildProcess;
+
+/**
+ * One Payara Micro node of a campaign: the same applications (one per store under test) on the
+ * same loopback port each time it is started again, so that clients keep their addresses. Each start has a log of its own
+ * ({@code target/payara-<name>-<n>}).
+ */
+final class CampaignNode implements AutoCloseable {
+
+    private final String name;
+    private final WebArchive[] apps;
+    private final int port;
+    private PayaraMicroProcess server;
+    /** What a load balancer's health check would say: from its kill until it is ready again, no. */
+    private volatile boolean serving;
+    private int starts;
+
+    private CampaignNode(String name, List<WebArchive> apps, int port) {
+        this.name = name;
+        this.apps = apps.toArray(WebArchive[]::new);
+        this.port = port;
+    }
+
+    /**
+     * @param name the node's name
+     * @param apps the applications, each on its own context root
+     * @return the node, not started yet
+     * @throws Exception when no port is free
+     */
+    static CampaignNode of(String name, List<WebArchive> apps) throws Exception {
+        return new CampaignNode(name, apps, ChildProcess.freePort());
+    }
+
+    /**
+     * @param contextRoot an application's context root
+     * @return its base URI on this node
+     */
+    URI base(String contextRoot) {
+        return URI.create("http://127.0.0.1:" + port + "/" + contextRoot + "/");
+    }
+
+    /**
+     * Starts the node and waits until it is ready.
+     *
+     * @throws Exception when it does not start
+     */
+    synchronized void start() throws Exception {
+        server = PayaraMicroProcess.start(name + "-" + ++starts, List.of(), port, apps);
+        serving = true;
+    }
+
+    /**
+     * @return whether a load balancer would send it requests: not from its kill until it is ready
+     *     again (it answers {@code 404} while its application deploys), but while it is frozen
+     *     (a health check would not notice before the requests time out)
+     */
+    boolean serving() {
+        return serving;
+    }
+
+    /**
+     * Kills the node ({@code kill -9}): requests in flight die with it, their transactions never end.
+     *
+     * @throws InterruptedException when interrupted
+     */
+    synchronized void kill() throws InterruptedException {
+        serving = false;
+        server.kill();
+        server.close();
+        server = null;
+    }
+
+    /**
+     * Freezes the node ({@code SIGSTOP}) for a while, then thaws it ({@code SIGCONT}): a long GC
+     * pause, mid-request.
+     *
+     * @param pause how long it stays frozen
+     * @throws Exception when a signal cannot be sent
+     */
+    synchronized void freeze(Duration pause) throws Exception {
+        server.signal("STOP");
+        try {
+            Thread.sleep(pause.toMillis());
+        } finally {
+            server.signal("CONT");
+        }
+    }
+
+    @Override
+    public synchronized void close() throws InterruptedException {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+}
