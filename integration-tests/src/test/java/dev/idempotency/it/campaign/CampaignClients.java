@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.Problems;
 
 /**
@@ -148,7 +149,7 @@ final class CampaignClients {
                 op = new Operation(client, first.key, orderId, body(orderId, random), first.orderId);
             } else {
                 String orderId = orderPrefix + client + "-" + n++;
-                op = new Operation(client, java.util.UUID.randomUUID().toString(), orderId, body(orderId, random), null);
+                op = new Operation(client, Http.newKey(), orderId, body(orderId, random), null);
             }
             operations.add(op);
             drive(op, random, Math.min(end, System.nanoTime() + OPERATION_BUDGET.toNanos()));

@@ -49,24 +49,16 @@ interface CampaignStore extends AutoCloseable {
      * @return the fault
      */
     static Nemesis.Fault fault(String kind, long minMs, long maxMs, Step inject, Step heal) {
-        return new Nemesis.Fault() {
-            @Override
-            public String kind() {
-                return kind;
+        return Nemesis.fault(kind, random -> {
+            long holdMs = minMs + (long) (random.nextDouble() * (maxMs - minMs));
+            inject.run();
+            try {
+                Thread.sleep(holdMs);
+            } finally {
+                heal.run();
             }
-
-            @Override
-            public String run(java.util.Random random) throws Exception {
-                long holdMs = minMs + (long) (random.nextDouble() * (maxMs - minMs));
-                inject.run();
-                try {
-                    Thread.sleep(holdMs);
-                } finally {
-                    heal.run();
-                }
-                return "held " + holdMs + " ms";
-            }
-        };
+            return "held " + holdMs + " ms";
+        });
     }
 
     /** A step of a fault. */

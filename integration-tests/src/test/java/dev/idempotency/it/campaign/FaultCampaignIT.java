@@ -130,36 +130,19 @@ class FaultCampaignIT {
     }
 
     private static List<Nemesis.Fault> nodeFaults(List<CampaignNode> nodes) {
-        return List.of(new Nemesis.Fault() {
-            @Override
-            public String kind() {
-                return "kill -9 node";
-            }
-
-            @Override
-            public String run(Random random) throws Exception {
-                int which = random.nextInt(nodes.size());
-                long downMs = 500 + random.nextInt(2500);
-                nodes.get(which).kill();
-                Thread.sleep(downMs);
-                long restart = System.nanoTime();
-                nodes.get(which).start();
-                return "node " + which + " down " + downMs + " ms, restarted in " + (System.nanoTime() - restart) / 1_000_000
-                        + " ms";
-            }
-        }, new Nemesis.Fault() {
-            @Override
-            public String kind() {
-                return "SIGSTOP node past its lease";
-            }
-
-            @Override
-            public String run(Random random) throws Exception {
-                int which = random.nextInt(nodes.size());
-                long pauseMs = LEASE.toMillis() + 1000 + random.nextInt(3000);
-                nodes.get(which).freeze(Duration.ofMillis(pauseMs));
-                return "node " + which + " frozen " + pauseMs + " ms";
-            }
-        });
+        return List.of(Nemesis.fault("kill -9 node", random -> {
+            int which = random.nextInt(nodes.size());
+            long downMs = 500 + random.nextInt(2500);
+            nodes.get(which).kill();
+            Thread.sleep(downMs);
+            long restart = System.nanoTime();
+            nodes.get(which).start();
+            return "node " + which + " down " + downMs + " ms, restarted in " + (System.nanoTime() - restart) / 1_000_000 + " ms";
+        }), Nemesis.fault("SIGSTOP node past its lease", random -> {
+            int which = random.nextInt(nodes.size());
+            long pauseMs = LEASE.toMillis() + 1000 + random.nextInt(3000);
+            nodes.get(which).freeze(Duration.ofMillis(pauseMs));
+            return "node " + which + " frozen " + pauseMs + " ms";
+        }));
     }
 }

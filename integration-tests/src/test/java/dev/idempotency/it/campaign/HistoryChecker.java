@@ -99,8 +99,7 @@ final class HistoryChecker {
     static Verdict check(List<Operation> operations, Map<String, Set<String>> paymentIds, Set<Rule> admitted,
             List<Nemesis.Injected> faults, Set<String> databaseCrashes) {
         List<Nemesis.Injected> crashes = faults.stream().filter(fault -> databaseCrashes.contains(fault.kind())).toList();
-        Map<String, Long> faultCounts = new TreeMap<>();
-        faults.forEach(fault -> faultCounts.merge(fault.kind(), 1L, Long::sum));
+        Map<String, Long> faultCounts = Nemesis.counts(faults);
         Map<Rule, List<String>> broken = new EnumMap<>(Rule.class);
         Arrays.stream(Rule.values()).forEach(rule -> broken.put(rule, new ArrayList<>()));
         Map<String, Long> answers = new TreeMap<>();

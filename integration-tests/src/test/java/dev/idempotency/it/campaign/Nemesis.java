@@ -117,13 +117,40 @@ final class Nemesis {
 
     /** @return how many faults of each kind were injected */
     Map<String, Long> counts() {
+        return counts(injected);
+    }
+
+    /**
+     * @param faults faults injected
+     * @return how many of each kind
+     */
+    static Map<String, Long> counts(List<Injected> faults) {
         Map<String, Long> counts = new TreeMap<>();
-        injected.forEach(fault -> counts.merge(fault.kind(), 1L, Long::sum));
+        faults.forEach(fault -> counts.merge(fault.kind(), 1L, Long::sum));
         return counts;
     }
 
-    /** @return the seed */
-    long seed() {
-        return seed;
+    /** What a fault does when it runs: inject, hold, heal; returns what was done, for the log. */
+    interface Action {
+        String run(Random random) throws Exception;
+    }
+
+    /**
+     * @param kind the fault's name in the report
+     * @param action what it does
+     * @return the fault
+     */
+    static Fault fault(String kind, Action action) {
+        return new Fault() {
+            @Override
+            public String kind() {
+                return kind;
+            }
+
+            @Override
+            public String run(Random random) throws Exception {
+                return action.run(random);
+            }
+        };
     }
 }
