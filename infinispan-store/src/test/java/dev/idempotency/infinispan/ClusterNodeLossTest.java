@@ -36,7 +36,7 @@ class ClusterNodeLossTest {
 
     @Test
     void killingOneOfTwoOwnersLosesNoCompletedRecordAndRunsNoKeyTwice() throws Exception {
-        int[] ports = jgroupsPorts(3);
+        int[] ports = InfinispanServer.freeJGroupsPorts(3);
         String hosts = "127.0.0.1[" + ports[0] + "],127.0.0.1[" + ports[1] + "],127.0.0.1[" + ports[2] + "]";
         String cluster = "idem-trio-" + ProcessHandle.current().pid();
         try (InfinispanServer node1 = InfinispanServer.start("trio-1", cluster, ports[0], hosts);
@@ -111,23 +111,5 @@ class ClusterNodeLossTest {
                 assertThat(twice).as("keys executed twice").isZero();
             }
         }
-    }
-
-    /**
-     * @param count how many
-     * @return free JGroups ports (each with its failure-detection port free too)
-     */
-    static int[] jgroupsPorts(int count) throws java.io.IOException {
-        int[] ports = new int[count];
-        ports[0] = InfinispanServer.freeJGroupsPort();
-        for (int i = 1; i < count; i++) {
-            int candidate = ports[i - 1] + 1;
-            while (!dev.idempotency.testing.ChildProcess.free(candidate)
-                    || !dev.idempotency.testing.ChildProcess.free(candidate + 50_000)) {
-                candidate++;
-            }
-            ports[i] = candidate;
-        }
-        return ports;
     }
 }

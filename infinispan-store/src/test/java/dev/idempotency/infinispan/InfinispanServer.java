@@ -348,9 +348,38 @@ public final class InfinispanServer implements AutoCloseable {
         process.kill();
     }
 
+    /**
+     * Sends the server a signal by its PID: {@code STOP} freezes it (a slow store, a long GC
+     * pause), {@code CONT} thaws it.
+     *
+     * @param signal the signal's name, without {@code SIG}
+     * @throws Exception when it cannot be sent
+     */
+    public void signal(String signal) throws Exception {
+        process.signal(signal);
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.close();
+    }
+
+    /**
+     * @param count how many
+     * @return that many free JGroups ports ({@link #freeJGroupsPort()}), one per node of a cluster
+     * @throws IOException when there are not enough
+     */
+    public static int[] freeJGroupsPorts(int count) throws IOException {
+        int[] ports = new int[count];
+        ports[0] = freeJGroupsPort();
+        for (int i = 1; i < count; i++) {
+            int candidate = ports[i - 1] + 1;
+            while (!ChildProcess.free(candidate) || !ChildProcess.free(candidate + 50_000)) {
+                candidate++;
+            }
+            ports[i] = candidate;
+        }
+        return ports;
     }
 
     /** @return a free port below 15535 on loopback, so that JGroups' failure detection (port + 50000) fits */

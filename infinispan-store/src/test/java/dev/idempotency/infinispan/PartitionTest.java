@@ -66,7 +66,7 @@ class PartitionTest {
     @Test
     void aSplitClusterRunsNoKeyTwiceTheMinorityFailsClosedTheMajorityServesAndTheMergeKeepsEveryRecord()
             throws Exception {
-        int[] ports = ClusterNodeLossTest.jgroupsPorts(3);
+        int[] ports = InfinispanServer.freeJGroupsPorts(3);
         String hosts = "127.0.0.1[" + ports[0] + "],127.0.0.1[" + ports[1] + "],127.0.0.1[" + ports[2] + "]";
         String cluster = "idem-split-" + ProcessHandle.current().pid();
         AtomicBoolean stop = new AtomicBoolean();

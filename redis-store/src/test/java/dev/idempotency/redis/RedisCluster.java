@@ -27,24 +27,34 @@ public final class RedisCluster implements AutoCloseable {
             if (!out.contains("All 16384 slots covered")) {
                 throw new IllegalStateException("cluster create failed: " + out);
             }
-            for (RedisServer node : cluster.nodes) {
-                node.await("cluster_state:ok with 6 known nodes", Duration.ofSeconds(30), () -> {
-                    String info = node.cli("CLUSTER", "INFO");
-                    return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6");
-                });
-            }
-            for (RedisServer node : cluster.nodes) {
-                node.await("replication settled", Duration.ofSeconds(30), () -> {
-                    String replication = node.cli("INFO", "replication");
-                    return replication.contains("role:master") ? replication.contains("connected_slaves:1")
-                            : replication.contains("master_link_status:up");
-                });
-            }
+            cluster.awaitSettled();
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
         }
         return cluster;
+    }
+
+    /**
+     * Waits until every node sees a healthy cluster of six and every master has its replica, its
+     * link up.
+     *
+     * @throws InterruptedException when interrupted
+     */
+    public void awaitSettled() throws InterruptedException {
+        for (RedisServer node : nodes) {
+            node.await("cluster_state:ok with 6 known nodes", Duration.ofSeconds(30), () -> {
+                String info = node.cli("CLUSTER", "INFO");
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6");
+            });
+        }
+        for (RedisServer node : nodes) {
+            node.await("replication settled", Duration.ofSeconds(30), () -> {
+                String replication = node.cli("INFO", "replication");
+                return replication.contains("role:master") ? replication.contains("connected_slaves:1")
+                        : replication.contains("master_link_status:up");
+            });
+        }
     }
 
     /** @return the seeds the store is given: two of the masters */
@@ -55,6 +65,35 @@ public final class RedisCluster implements AutoCloseable {
     /** @return the masters, as they are now */
     public List<RedisServer> masters() {
         return nodes.stream().filter(node -> node.cli("ROLE").startsWith("master")).toList();
+    }
+
+    /**
+     * Waits until the cluster has three live masters again without the given node (a replica of
+     * it promoted) and reports itself healthy.
+     *
+     * @param victim a master that was killed or frozen
+     * @throws InterruptedException when interrupted
+     */
+    public void awaitPromotedInsteadOf(RedisServer victim) throws InterruptedException {
+        RedisServer survivor = nodes.stream().filter(node -> node != victim).findFirst().orElseThrow();
+        survivor.await("a replica promoted", Duration.ofSeconds(30), () -> nodes.stream()
+                .filter(node -> node != victim).filter(node -> node.cli("ROLE").startsWith("master")).count() == 3
+                && survivor.cli("CLUSTER", "INFO").contains("cluster_state:ok"));
+    }
+
+    /**
+     * Waits until a node that was replaced is a replica again: its link to its master up, and
+     * every master seeing its one replica.
+     *
+     * @param rejoined the node started again (or thawed)
+     * @throws InterruptedException when interrupted
+     */
+    public void awaitReplicaAgain(RedisServer rejoined) throws InterruptedException {
+        rejoined.await("the node back as a replica", Duration.ofSeconds(30), () -> {
+            String replication = rejoined.cli("INFO", "replication");
+            return replication.contains("role:slave") && replication.contains("master_link_status:up")
+                    && masters().stream().allMatch(master -> master.cli("INFO", "replication").contains("connected_slaves:1"));
+        });
     }
 
     /** Runs redis-cli as the admin in cluster mode (following redirects), from the first node. */

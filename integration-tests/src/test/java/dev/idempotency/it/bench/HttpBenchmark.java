@@ -132,7 +132,7 @@ class HttpBenchmark {
         }
         Wrk wrk = new Wrk(Path.of("target", "bench-http"), BODY, CONNECTIONS);
         long started = System.nanoTime();
-        try (PayaraMicroProcess payara = PayaraMicroProcess.start("bench", jvm, memory, infinispan, jpa)) {
+        try (PayaraMicroProcess payara = PayaraMicroProcess.startAtFullSpeed("bench", jvm, memory, infinispan, jpa)) {
             for (int round = 0; round <= ROUNDS; round++) {
                 for (App app : apps) {
                     Http http = new Http(payara.url(app.contextRoot()));

@@ -1,7 +1,6 @@
 package dev.idempotency.it.campaign;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.List;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -15,6 +14,9 @@ import dev.idempotency.testing.ChildProcess;
  * ({@code target/payara-<name>-<n>}).
  */
 final class CampaignNode implements AutoCloseable {
+
+    static final String KILL = "kill -9 node";
+    static final String FREEZE = "SIGSTOP node past its lease";
 
     private final String name;
     private final WebArchive[] apps;
@@ -80,19 +82,21 @@ final class CampaignNode implements AutoCloseable {
     }
 
     /**
-     * Freezes the node ({@code SIGSTOP}) for a while, then thaws it ({@code SIGCONT}): a long GC
-     * pause, mid-request.
+     * Freezes the node ({@code SIGSTOP}), mid-request: a long GC pause, until {@link #thaw()}.
      *
-     * @param pause how long it stays frozen
-     * @throws Exception when a signal cannot be sent
+     * @throws Exception when the signal cannot be sent
      */
-    synchronized void freeze(Duration pause) throws Exception {
+    synchronized void freeze() throws Exception {
         server.signal("STOP");
-        try {
-            Thread.sleep(pause.toMillis());
-        } finally {
-            server.signal("CONT");
-        }
+    }
+
+    /**
+     * Thaws the node ({@code SIGCONT}): it goes on where it was, and tries to commit.
+     *
+     * @throws Exception when the signal cannot be sent
+     */
+    synchronized void thaw() throws Exception {
+        server.signal("CONT");
     }
 
     @Override

@@ -1,68 +1,116 @@
 package dev.idempotency.it.campaign;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
+import dev.idempotency.it.campaign.HistoryChecker.Rule;
+import dev.idempotency.it.support.Deployments;
+import dev.idempotency.it.support.PostgreSqlDataSource;
+
 /**
  * A store under a fault campaign: the sample app on it (one deployment of its own on every node),
- * the faults it adds to the nemesis, the payments database the checker reads, and the windows its
- * page in docs/stores admits.
+ * the servers it runs on (whose faults the nemesis injects), the payments database the checker
+ * reads, and the windows its page in docs/stores admits.
+ *
+ * @param name its name in the report
+ * @param contextRoot the context root of its deployment, also the start of its order ids
+ * @param app the sample app on this store, named after the context root, given the campaign's
+ *     MicroProfile Config
+ * @param resources the servers it runs on; stores may share them
+ * @param windows the rules it may break, each with the kinds of fault during which it may: what
+ *     its page in docs/stores states as a window (none, ideally)
+ * @param paymentsDatabase the JDBC URL of its payments database
  */
-interface CampaignStore extends AutoCloseable {
-
-    /** @return its name in the report */
-    String name();
-
-    /** @return the context root of its deployment, also the start of its order ids */
-    String contextRoot();
+record CampaignStore(String name, String contextRoot, Function<String, WebArchive> app, List<CampaignResource> resources,
+        Map<Rule, Set<String>> windows, String paymentsDatabase) {
 
     /**
-     * @param config the application's MicroProfile Config
-     * @return the sample app on this store, named after {@link #contextRoot()}
-     */
-    WebArchive app(String config);
-
-    /** @return its faults (kills, pauses of its servers) */
-    List<Nemesis.Fault> faults();
-
-    /** @return the rules it may break, as its page in docs/stores says (none, ideally) */
-    Set<HistoryChecker.Rule> admittedWindows();
-
-    /** @return the kinds of {@link #faults()} that kill the payments' database, if any */
-    default Set<String> databaseCrashes() {
-        return Set.of();
-    }
-
-    /** @return the JDBC URL of its payments database */
-    String paymentsDatabase();
-
-    /**
-     * A fault made of two steps with a random hold between them.
+     * The JPA store: the records and the payments in one PostgreSQL of the campaign's own. It
+     * keeps every promise but one, which docs/stores/jpa.md states as a window: a request whose
+     * transaction's commit meets the database's death gets the server's own {@code 500} (the
+     * commit fails in {@code @Transactional}, outside the library's interceptor); nothing
+     * committed (or, if the commit went through, the retry replays it), and the retry with the
+     * same key is safe.
      *
-     * @param kind its name
-     * @param minMs the shortest hold
-     * @param maxMs the longest
-     * @param inject breaks
-     * @param heal mends
-     * @return the fault
+     * @param database the PostgreSQL
+     * @return the store
      */
-    static Nemesis.Fault fault(String kind, long minMs, long maxMs, Step inject, Step heal) {
-        return Nemesis.fault(kind, random -> {
-            long holdMs = minMs + (long) (random.nextDouble() * (maxMs - minMs));
-            inject.run();
-            try {
-                Thread.sleep(holdMs);
-            } finally {
-                heal.run();
-            }
-            return "held " + holdMs + " ms";
-        });
+    static CampaignStore jpa(CampaignPostgreSql database) {
+        return new CampaignStore("JPA on PostgreSQL", "campaign-jpa",
+                config -> Deployments.sampleAppOnDatabase("campaign-jpa", config, database.jdbcUrl()), List.of(database),
+                Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), database.jdbcUrl());
     }
 
-    /** A step of a fault. */
-    interface Step {
-        void run() throws Exception;
+    /**
+     * The Redis store on one server; the payments in this machine's PostgreSQL. The store cannot
+     * join the payment's transaction: its documented window, a node killed between the executed
+     * mark and the commit (a {@code 410 response-lost} for a payment that never committed), is
+     * counted, not failed.
+     *
+     * @param redis the Redis server
+     * @return the store
+     */
+    static CampaignStore redis(CampaignRedis redis) {
+        return new CampaignStore("Redis (append-only, fsync always)", "campaign-redis",
+                config -> Deployments.sampleAppOnRedis("campaign-redis", config, redis.settings()), List.of(redis),
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL)), PostgreSqlDataSource.URL);
+    }
+
+    /**
+     * The Redis store on a Redis Cluster of three masters and three replicas, waiting for a
+     * replica on every write; the payments in this machine's PostgreSQL. With {@code
+     * wait-replicas=1} a failover loses no claim (docs/stores/redis.md); its one window is the
+     * single server's: the executed mark outside the payment's transaction.
+     *
+     * @param cluster the Redis Cluster
+     * @return the store
+     */
+    static CampaignStore redisCluster(CampaignRedisCluster cluster) {
+        return new CampaignStore("Redis Cluster (3 masters, 3 replicas, wait-replicas=1)", "campaign-redis-cluster",
+                config -> Deployments.sampleAppOnRedis("campaign-redis-cluster", config, cluster.settings()),
+                List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL)), PostgreSqlDataSource.URL);
+    }
+
+    /**
+     * The Infinispan store on a three-node cluster; the payments in this machine's PostgreSQL.
+     * Its windows, as docs/stores/infinispan.md states them: the executed mark outside the
+     * payment's transaction (a node killed between the two: {@code 410} without a row), and a
+     * write in flight on a cluster node as it is cut off (or frozen until the others drop it),
+     * applied there alone and lost at the merge: the key's claim reads in progress again, and
+     * after the lease a retry runs it a second time.
+     *
+     * @param cluster the cluster
+     * @return the store
+     */
+    static CampaignStore infinispan(CampaignInfinispan cluster) {
+        Set<String> splits = Set.of(CampaignInfinispan.PARTITION, CampaignInfinispan.FREEZE);
+        return new CampaignStore("Infinispan, three nodes", "campaign-infinispan",
+                config -> Deployments.sampleAppOnInfinispan("campaign-infinispan", config,
+                        cluster.clientProperties("idempotency")),
+                List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL), Rule.EXECUTED_TWICE, splits,
+                        Rule.DIFFERENT_ANSWERS, splits),
+                PostgreSqlDataSource.URL);
+    }
+
+    /**
+     * The tiered store: the Infinispan cluster in front, the JPA store behind on the campaign's
+     * PostgreSQL, with the payments. The database decides every claim and its records commit
+     * with the payments, so no fault of the cluster may break a promise (docs/stores/tiered.md);
+     * it shares the JPA store's one window, the server's {@code 500} for a commit that meets the
+     * database's death.
+     *
+     * @param cluster the Infinispan cluster in front
+     * @param database the PostgreSQL behind
+     * @return the store
+     */
+    static CampaignStore tiered(CampaignInfinispan cluster, CampaignPostgreSql database) {
+        return new CampaignStore("tiered: Infinispan in front of JPA", "campaign-tiered",
+                config -> Deployments.sampleAppOnTieredStoreOnDatabase("campaign-tiered", config,
+                        cluster.clientProperties("idempotency-tiered"), database.jdbcUrl()),
+                List.of(cluster, database), Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), database.jdbcUrl());
     }
 }

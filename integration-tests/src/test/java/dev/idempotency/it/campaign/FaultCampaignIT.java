@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -24,72 +25,139 @@ import dev.idempotency.it.support.PaymentsDatabase;
  * store under test (its payments in PostgreSQL); clients that retry like real ones through both
  * nodes ({@link CampaignClients}); a nemesis that injects random faults meanwhile, seeded
  * ({@code -Dcampaign.seed=N} replays a schedule): {@code kill -9} of a node (started again on its
- * port), {@code SIGSTOP} of a node for longer than the lease (another node takes its claims over
- * while it is frozen mid-request, then it wakes and tries to commit), and each store's own kills
- * and pauses; and a checker that reads each store's whole history against its payment rows
- * afterwards ({@link HistoryChecker}). The stores share the nodes, so that their node faults are
- * paid for once.
+ * port, in the background while the next faults come), {@code SIGSTOP} of a node for longer than
+ * the lease (another node takes its claims over while it is frozen mid-request, then it wakes and
+ * tries to commit), and the kills, pauses and partitions of the servers the stores run on
+ * ({@link CampaignResource}); and a checker that reads each store's whole history against its
+ * payment rows afterwards ({@link HistoryChecker}). The stores share the nodes and, where they
+ * can, their servers (the tiered store the JPA store's PostgreSQL and the Infinispan store's
+ * cluster), so that each fault is paid for once and meets every store it can.
  *
- * <p>Every build runs a short pass (every kind of fault once, in a random order, about two
- * minutes of load); the long campaign ({@code -Dit.long=true}) draws faults for ten minutes. Its
- * command and the figures are in docs/guarantees.md. {@code -Dcampaign.stores=jpa} (or
- * {@code redis}) runs one store only.
+ * <p>The stores: JPA on PostgreSQL, Redis (one server, append-only), Redis Cluster (three
+ * masters, three replicas), Infinispan (three nodes) and the tiered store (that cluster in front
+ * of JPA). Every build runs a short pass (every kind of
+ * fault once, in a random order); the long campaign ({@code -Dit.long=true}) draws faults for ten
+ * minutes. Its command and the figures are in docs/guarantees.md.
+ * {@code -Dcampaign.stores=jpa,tiered} (any of {@value #STORES}) runs some stores only.
  */
 class FaultCampaignIT {
 
+    static final String STORES = "jpa,redis,redis-cluster,infinispan,tiered";
     /** Short, so that a frozen node's claims are taken over within the pass. */
     static final Duration LEASE = Duration.ofSeconds(3);
     static final Duration LOAD = Campaign.seconds(30, 600);
     static final Duration QUIET = Duration.ofSeconds(3);
-    static final int CLIENTS_PER_STORE = 4;
+    static final int CLIENTS_PER_STORE = 2;
     static final double REUSE_SHARE = 0.1;
 
     @Test
     void faultsInjectedAtRandomBreakNoPromiseOfAnyStore() throws Exception {
         long seed = Long.getLong("campaign.seed", new Random().nextLong());
         System.out.println("fault campaign: seed " + seed + ", replay with -Dcampaign.seed=" + seed);
-        List<CampaignStore> stores = new ArrayList<>();
-        try {
-            for (String store : System.getProperty("campaign.stores", "jpa,redis").split(",")) {
-                stores.add(switch (store.trim()) {
-                    case "jpa" -> new JpaCampaignStore();
-                    case "redis" -> new RedisCampaignStore();
-                    default -> throw new IllegalArgumentException("campaign.stores: no store " + store + " (jpa, redis)");
+        List<String> names = Arrays.stream(System.getProperty("campaign.stores", STORES).split(",")).map(String::trim).toList();
+        try (Servers servers = Servers.start(names)) {
+            List<CampaignStore> stores = new ArrayList<>();
+            for (String store : names) {
+                stores.add(switch (store) {
+                    case "jpa" -> CampaignStore.jpa(servers.postgreSql);
+                    case "redis" -> CampaignStore.redis(servers.redis);
+                    case "redis-cluster" -> CampaignStore.redisCluster(servers.redisCluster);
+                    case "infinispan" -> CampaignStore.infinispan(servers.infinispan);
+                    case "tiered" -> CampaignStore.tiered(servers.infinispan, servers.postgreSql);
+                    default -> throw new IllegalArgumentException("campaign.stores: no store " + store + " (" + STORES + ")");
                 });
             }
             run(seed, stores);
-        } finally {
-            for (CampaignStore store : stores) {
-                store.close();
+        }
+    }
+
+    /** The servers the stores run on: those the chosen stores need, started at once, each once, stopped at the end. */
+    private static final class Servers implements AutoCloseable {
+
+        private final List<CompletableFuture<? extends CampaignResource>> starting = new ArrayList<>();
+        CampaignPostgreSql postgreSql;
+        CampaignRedis redis;
+        CampaignRedisCluster redisCluster;
+        CampaignInfinispan infinispan;
+
+        static Servers start(List<String> stores) throws Exception {
+            Servers servers = new Servers();
+            try {
+                CompletableFuture<CampaignPostgreSql> postgreSql = servers.startIf(
+                        stores.contains("jpa") || stores.contains("tiered"), CampaignPostgreSql::new);
+                CompletableFuture<CampaignRedis> redis = servers.startIf(stores.contains("redis"), CampaignRedis::new);
+                CompletableFuture<CampaignRedisCluster> redisCluster = servers.startIf(stores.contains("redis-cluster"),
+                        CampaignRedisCluster::new);
+                CompletableFuture<CampaignInfinispan> infinispan = servers.startIf(
+                        stores.contains("infinispan") || stores.contains("tiered"),
+                        () -> new CampaignInfinispan(List.of("idempotency", "idempotency-tiered")));
+                servers.postgreSql = postgreSql.get(5, TimeUnit.MINUTES);
+                servers.redis = redis.get(5, TimeUnit.MINUTES);
+                servers.redisCluster = redisCluster.get(5, TimeUnit.MINUTES);
+                servers.infinispan = infinispan.get(5, TimeUnit.MINUTES);
+            } catch (Exception | Error e) {
+                servers.close();
+                throw e;
+            }
+            return servers;
+        }
+
+        private <T extends CampaignResource> CompletableFuture<T> startIf(boolean needed, Starter<T> starter) {
+            CompletableFuture<T> started = !needed ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return starter.start();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            starting.add(started);
+            return started;
+        }
+
+        /** Starts one kind of server. */
+        private interface Starter<T> {
+            T start() throws Exception;
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (CompletableFuture<? extends CampaignResource> server : starting) {
+                // one that is still starting (another failed first) is stopped once it has
+                CampaignResource started = server.exceptionally(failed -> null).get(5, TimeUnit.MINUTES);
+                if (started != null) {
+                    started.close();
+                }
             }
         }
     }
 
     private static void run(long seed, List<CampaignStore> stores) throws Exception {
         String config = "Idempotent/lease=" + LEASE + "\n";
-        List<WebArchive> apps = stores.stream().map(store -> store.app(config)).toList();
+        List<WebArchive> apps = stores.stream().map(store -> store.app().apply(config)).toList();
         try (CampaignNode a = CampaignNode.of("campaign-a", apps); CampaignNode b = CampaignNode.of("campaign-b", apps)) {
             CompletableFuture.allOf(CompletableFuture.runAsync(() -> start(a)), CompletableFuture.runAsync(() -> start(b)))
                     .get(5, TimeUnit.MINUTES);
             List<CampaignNode> nodes = List.of(a, b);
             List<Nemesis.Fault> faults = new ArrayList<>(nodeFaults(nodes));
-            stores.forEach(store -> faults.addAll(store.faults()));
+            stores.stream().flatMap(store -> store.resources().stream()).distinct()
+                    .forEach(resource -> faults.addAll(resource.faults()));
             Nemesis nemesis = new Nemesis(seed, faults);
             String run = UUID.randomUUID().toString();
             List<CampaignClients> clients = stores.stream().map(store -> new CampaignClients(nodes, store.contextRoot(),
-                    "o-" + store.contextRoot() + "-" + run + "-", seed, REUSE_SHARE)).toList();
+                    orderPrefix(store, run), seed, REUSE_SHARE)).toList();
 
             long startedAt = System.nanoTime();
             Future<?> injecting = nemesis.start(QUIET, LOAD.minus(QUIET));
             try {
                 // every store's clients work until the nemesis has healed its last fault
                 CompletableFuture.allOf(clients.stream().map(perStore -> CompletableFuture.runAsync(() -> work(perStore,
-                        injecting))).toArray(CompletableFuture[]::new)).get(LOAD.toMinutes() + 10, TimeUnit.MINUTES);
+                        injecting))).toArray(CompletableFuture[]::new)).get(LOAD.toMinutes() + 15, TimeUnit.MINUTES);
             } finally {
                 nemesis.stop();
             }
             // the nemesis heals what it broke before it ends; a node it kills is started again
-            Nemesis.await(injecting, Duration.ofMinutes(4));
+            Nemesis.await(injecting, Duration.ofMinutes(5));
             long faultsEndedAt = System.nanoTime();
             for (CampaignClients perStore : clients) {
                 perStore.resolve(CLIENTS_PER_STORE, Duration.ofSeconds(60));
@@ -101,9 +169,9 @@ class FaultCampaignIT {
             for (int i = 0; i < stores.size(); i++) {
                 CampaignStore store = stores.get(i);
                 Map<String, Set<String>> rows = PaymentsDatabase.paymentIdsPerOrder(store.paymentsDatabase(),
-                        "o-" + store.contextRoot() + "-" + run + "-");
-                HistoryChecker.Verdict verdict = HistoryChecker.check(clients.get(i).operations(), rows,
-                        store.admittedWindows(), nemesis.injected(), store.databaseCrashes());
+                        orderPrefix(store, run));
+                HistoryChecker.Verdict verdict = HistoryChecker.check(clients.get(i).operations(), rows, store.windows(),
+                        nemesis.injected());
                 System.out.printf("fault campaign (%s), seed %d: %s%n", store.name(), seed, verdict.report());
                 verdict.violations().forEach(violation -> violations.add(store.name() + ": " + violation));
             }
@@ -113,9 +181,13 @@ class FaultCampaignIT {
         }
     }
 
+    private static String orderPrefix(CampaignStore store, String run) {
+        return "o-" + store.contextRoot() + "-" + run + "-";
+    }
+
     private static void work(CampaignClients clients, Future<?> injecting) {
         try {
-            clients.run(CLIENTS_PER_STORE, () -> !injecting.isDone(), LOAD.plus(Duration.ofMinutes(5)));
+            clients.run(CLIENTS_PER_STORE, () -> !injecting.isDone(), LOAD.plus(Duration.ofMinutes(8)));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -130,19 +202,27 @@ class FaultCampaignIT {
     }
 
     private static List<Nemesis.Fault> nodeFaults(List<CampaignNode> nodes) {
-        return List.of(Nemesis.fault("kill -9 node", random -> {
+        return List.of(new Nemesis.Fault(CampaignNode.KILL, true, random -> {
             int which = random.nextInt(nodes.size());
             long downMs = 500 + random.nextInt(2500);
             nodes.get(which).kill();
-            Thread.sleep(downMs);
-            long restart = System.nanoTime();
-            nodes.get(which).start();
-            return "node " + which + " down " + downMs + " ms, restarted in " + (System.nanoTime() - restart) / 1_000_000 + " ms";
-        }), Nemesis.fault("SIGSTOP node past its lease", random -> {
-            int which = random.nextInt(nodes.size());
+            return () -> {
+                Thread.sleep(downMs);
+                long restart = System.nanoTime();
+                nodes.get(which).start();
+                return "node " + which + " down " + downMs + " ms, restarted in " + (System.nanoTime() - restart) / 1_000_000
+                        + " ms";
+            };
+        }), new Nemesis.Fault(CampaignNode.FREEZE, false, random -> {
+            int drawn = random.nextInt(nodes.size());
+            // not a node being started again (it is not serving; the other one is)
+            int which = nodes.get(drawn).serving() ? drawn : (drawn + 1) % nodes.size();
             long pauseMs = LEASE.toMillis() + 1000 + random.nextInt(3000);
-            nodes.get(which).freeze(Duration.ofMillis(pauseMs));
-            return "node " + which + " frozen " + pauseMs + " ms";
+            nodes.get(which).freeze();
+            return () -> {
+                Nemesis.hold(pauseMs, nodes.get(which)::thaw);
+                return "node " + which + " frozen " + pauseMs + " ms";
+            };
         }));
     }
 }

@@ -1,5 +1,6 @@
 package dev.idempotency.it.campaign;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -12,8 +13,10 @@ import java.util.regex.Pattern;
 
 /**
  * Reads a campaign's whole history against the payment rows that committed, and lists every
- * broken promise, per rule. A store's documented window (a rule it may break, as its page in
- * docs/stores says) is counted and reported, not failed.
+ * broken promise, per rule. A store's documented window (a rule it may break while a given kind
+ * of fault is on, as its page in docs/stores says) is counted and reported, not failed, where the
+ * key was in flight during such a fault or within {@link #WINDOW_MARGIN} after it healed; the
+ * same break at any other time fails.
  */
 final class HistoryChecker {
 
@@ -32,13 +35,6 @@ final class HistoryChecker {
         /** No 5xx but {@code 503 store-unavailable}. */
         SERVER_ERROR("a 5xx other than 503 store-unavailable"),
         /**
-         * A 5xx other than {@code 503 store-unavailable} answered while the database was being
-         * killed, or within {@link #CRASH_MARGIN_NANOS} after: the server's own {@code 500} for a
-         * transaction whose commit met the database's death. Told apart from
-         * {@link #SERVER_ERROR} so that a store may document it as a window.
-         */
-        SERVER_ERROR_IN_DATABASE_CRASH("a 5xx other than 503 store-unavailable, while the database was killed"),
-        /**
          * Only the other answers of the contract: 2xx, {@code 409} (in progress), {@code 410}
          * (response lost), {@code 422} (key reused).
          */
@@ -55,23 +51,23 @@ final class HistoryChecker {
 
     private static final Pattern PAYMENT_ID = Pattern.compile("\"id\"\\s*:\\s*\"([^\"]+)\"");
     private static final int EXAMPLES = 5;
-    /** How long after a database kill healed its failed commits may still answer. */
-    static final long CRASH_MARGIN_NANOS = 5_000_000_000L;
+    /** How long after a fault healed a break it caused may still show (a failed commit's answer, say). */
+    static final Duration WINDOW_MARGIN = Duration.ofSeconds(5);
 
     /**
      * The outcome of a check.
      *
-     * @param broken per rule, the keys (with what was seen) that broke it
-     * @param admitted the rules the store under test may break (its documented windows)
+     * @param broken per rule, the keys (with what was seen) that broke it outside any window
+     * @param inWindows per rule, the keys that broke it within a documented window
      * @param report the figures, for the log and the docs
      */
-    record Verdict(Map<Rule, List<String>> broken, Set<Rule> admitted, String report) {
+    record Verdict(Map<Rule, List<String>> broken, Map<Rule, List<String>> inWindows, String report) {
 
-        /** @return the broken promises the store does not admit, with examples */
+        /** @return the broken promises outside the store's windows, with examples */
         List<String> violations() {
             List<String> violations = new ArrayList<>();
             broken.forEach((rule, keys) -> {
-                if (!keys.isEmpty() && !admitted.contains(rule)) {
+                if (!keys.isEmpty()) {
                     violations.add(rule + " (" + rule.meaning + "): " + keys.size() + " keys, e.g. "
                             + keys.subList(0, Math.min(EXAMPLES, keys.size())));
                 }
@@ -79,9 +75,12 @@ final class HistoryChecker {
             return violations;
         }
 
-        /** @return how many keys broke a rule */
-        int count(Rule rule) {
-            return broken.get(rule).size();
+        /**
+         * @param rule a rule
+         * @return how many keys broke it within a documented window
+         */
+        int inWindow(Rule rule) {
+            return inWindows.get(rule).size();
         }
     }
 
@@ -91,17 +90,15 @@ final class HistoryChecker {
     /**
      * @param operations the whole history
      * @param paymentIds the ids of the committed payment rows, per order
-     * @param admitted the rules the store under test may break
+     * @param windows the rules the store under test may break, each with the kinds of fault during
+     *     which it may
      * @param faults the faults injected
-     * @param databaseCrashes the kinds of fault that kill the payments' database
      * @return the verdict
      */
-    static Verdict check(List<Operation> operations, Map<String, Set<String>> paymentIds, Set<Rule> admitted,
-            List<Nemesis.Injected> faults, Set<String> databaseCrashes) {
-        List<Nemesis.Injected> crashes = faults.stream().filter(fault -> databaseCrashes.contains(fault.kind())).toList();
-        Map<String, Long> faultCounts = Nemesis.counts(faults);
-        Map<Rule, List<String>> broken = new EnumMap<>(Rule.class);
-        Arrays.stream(Rule.values()).forEach(rule -> broken.put(rule, new ArrayList<>()));
+    static Verdict check(List<Operation> operations, Map<String, Set<String>> paymentIds, Map<Rule, Set<String>> windows,
+            List<Nemesis.Injected> faults) {
+        Map<Rule, List<String>> broken = perRule();
+        Map<Rule, List<String>> inWindows = perRule();
         Map<String, Long> answers = new TreeMap<>();
         long attempts = 0;
         long keys = 0;
@@ -110,57 +107,77 @@ final class HistoryChecker {
             Set<String> rows = paymentIds.getOrDefault(op.orderId, Set.of());
             String where = op.key + " (order " + op.orderId + ")";
             List<Operation.Attempt> tried = op.attempts();
+            if (tried.isEmpty()) {
+                continue; // begun as the clients were stopped, never sent
+            }
+            long from = tried.get(0).startNanos();
+            long to = tried.get(tried.size() - 1).endNanos();
+            Breaks breaks = (rule, start, end, seen) -> {
+                boolean admitted = faults.stream().anyMatch(fault -> windows.getOrDefault(rule, Set.of()).contains(fault.kind())
+                        && fault.overlaps(start, end, WINDOW_MARGIN));
+                (admitted ? inWindows : broken).get(rule).add(where + ": " + seen);
+            };
             attempts += tried.size();
             for (Operation.Attempt attempt : tried) {
                 answers.merge(label(attempt), 1L, Long::sum);
                 if (!expected(attempt)) {
-                    Rule rule = attempt.status() < 500 ? Rule.UNEXPECTED_ANSWER
-                            : crashes.stream().anyMatch(crash -> attempt.endNanos() >= crash.startNanos()
-                                    && attempt.startNanos() <= crash.endNanos() + CRASH_MARGIN_NANOS)
-                                            ? Rule.SERVER_ERROR_IN_DATABASE_CRASH
-                                            : Rule.SERVER_ERROR;
-                    broken.get(rule).add(where + ": " + label(attempt));
-                }
-                if (attempt.status() == 410 && rows.isEmpty()) {
-                    broken.get(Rule.LOST_WITHOUT_ROW).add(where);
+                    breaks.add(attempt.status() < 500 ? Rule.UNEXPECTED_ANSWER : Rule.SERVER_ERROR, attempt.startNanos(),
+                            attempt.endNanos(), label(attempt));
                 }
             }
+            if (rows.isEmpty() && tried.stream().anyMatch(attempt -> attempt.status() == 410)) {
+                breaks.add(Rule.LOST_WITHOUT_ROW, from, to, "no row");
+            }
             if (op.outcome().isEmpty()) {
-                broken.get(Rule.UNRESOLVED).add(where + ": " + tried.size() + " attempts, last " + label(tried.get(tried.size() - 1)));
+                breaks.add(Rule.UNRESOLVED, from, to, tried.size() + " attempts, last " + label(tried.get(tried.size() - 1)));
             }
             List<String> bodies = op.successBodies();
             if (op.reuse()) {
                 reuses++;
                 if (!rows.isEmpty() || !bodies.isEmpty()) {
-                    broken.get(Rule.REUSED_BODY_RAN).add(where + ": " + rows.size() + " rows, " + bodies.size() + " x 2xx");
+                    breaks.add(Rule.REUSED_BODY_RAN, from, to, rows.size() + " rows, " + bodies.size() + " x 2xx");
                 }
                 continue;
             }
             keys++;
             if (rows.size() > 1) {
-                broken.get(Rule.EXECUTED_TWICE).add(where + ": " + rows.size() + " rows");
+                breaks.add(Rule.EXECUTED_TWICE, from, to, rows.size() + " rows");
             }
             if (bodies.stream().distinct().count() > 1) {
-                broken.get(Rule.DIFFERENT_ANSWERS).add(where + ": " + bodies.stream().distinct().toList());
+                breaks.add(Rule.DIFFERENT_ANSWERS, from, to, bodies.stream().distinct().toList().toString());
             }
             for (String body : bodies.stream().distinct().toList()) {
                 Matcher id = PAYMENT_ID.matcher(body);
                 if (!id.find() || !rows.contains(id.group(1))) {
-                    broken.get(Rule.SUCCESS_WITHOUT_ROW).add(where + ": answered " + body + ", rows " + rows);
+                    breaks.add(Rule.SUCCESS_WITHOUT_ROW, from, to, "answered " + body + ", rows " + rows);
                 }
             }
         }
         long paid = operations.stream().filter(op -> !op.reuse() && paymentIds.containsKey(op.orderId)).count();
         StringBuilder report = new StringBuilder()
                 .append(attempts).append(" requests for ").append(keys).append(" keys and ").append(reuses)
-                .append(" reuses of a key with another body; faults ").append(faultCounts)
+                .append(" reuses of a key with another body; faults ").append(Nemesis.counts(faults))
                 .append("; answers ").append(answers)
                 .append("; keys paid ").append(paid);
         for (Rule rule : Rule.values()) {
-            report.append("; ").append(rule).append(' ').append(broken.get(rule).size())
-                    .append(admitted.contains(rule) && !broken.get(rule).isEmpty() ? " (a documented window)" : "");
+            report.append("; ").append(rule).append(' ').append(broken.get(rule).size());
+            if (!inWindows.get(rule).isEmpty()) {
+                report.append(" and ").append(inWindows.get(rule).size()).append(" in its documented window (")
+                        .append(String.join(", ", windows.get(rule))).append(')');
+            }
         }
-        return new Verdict(broken, Set.copyOf(admitted), report.toString());
+        return new Verdict(broken, inWindows, report.toString());
+    }
+
+    /** Files a broken rule for the key at hand, in a window or not. */
+    private interface Breaks {
+        void add(Rule rule, long fromNanos, long toNanos, String seen);
+    }
+
+    private static Map<Rule, List<String>> perRule() {
+        Map<Rule, List<String>> perRule = new EnumMap<>(Rule.class);
+        Arrays.stream(Rule.values()).forEach(rule -> perRule.put(rule, new ArrayList<>()));
+        return perRule;
     }
 
     private static boolean expected(Operation.Attempt attempt) {

@@ -3,10 +3,12 @@ package dev.idempotency.it.campaign;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,26 +19,43 @@ import java.util.concurrent.TimeUnit;
  * Injects faults while the clients work, one at a time, in a random order drawn from a seed (the
  * seed is printed, so that a failing run's schedule can be replayed with
  * {@code -Dcampaign.seed=...}): first every kind once, in a shuffled order, so that even a short
- * campaign meets each of them; then kinds drawn at random until the campaign's time is up. Each
- * fault heals itself before the next begins (a killed process is started again, a frozen one
- * thawed), so that the system is whole when the nemesis ends.
+ * campaign meets each of them (those that heal in the background first); then kinds drawn at
+ * random until the campaign's time is up. Each
+ * fault heals before the next begins (a killed process is started again, a frozen one thawed),
+ * so that the system is whole when the nemesis ends; but a fault whose healing takes long (a
+ * node started again, about a minute under load on two cores) may heal in the background while
+ * the next faults come, one such at a time.
  */
 final class Nemesis {
 
-    /** A kind of fault: injects it, holds it for a random while, and heals it. */
-    interface Fault {
+    /**
+     * A kind of fault.
+     *
+     * @param kind its name in the report, e.g. {@code kill -9 node}
+     * @param healsInBackground whether the nemesis goes on with the next fault while it heals
+     *     (it waits for its healing before it injects another such fault, and before it ends)
+     * @param action injects it, and says how it heals
+     */
+    record Fault(String kind, boolean healsInBackground, Action action) {
+    }
 
-        /** @return its name in the report, e.g. {@code kill -9 node} */
-        String kind();
-
+    /** Injects a fault and returns how it heals. */
+    interface Action {
         /**
-         * Injects the fault, holds it, heals it; returns once healed.
-         *
          * @param random the nemesis's random source, for durations and targets
-         * @return what was done, for the log (which node, for how long)
-         * @throws Exception when it cannot be injected or healed
+         * @return its healing: holds the fault for its while, mends it, and returns what was done
+         * @throws Exception when it cannot be injected
          */
-        String run(Random random) throws Exception;
+        Heal inject(Random random) throws Exception;
+    }
+
+    /** Holds an injected fault for its while, then mends it. */
+    interface Heal {
+        /**
+         * @return what was done, for the log (which node, for how long)
+         * @throws Exception when it cannot be healed
+         */
+        String run() throws Exception;
     }
 
     /**
@@ -48,6 +67,16 @@ final class Nemesis {
      * @param endNanos when it was healed
      */
     record Injected(String kind, String detail, long startNanos, long endNanos) {
+
+        /**
+         * @param from the start of an interval ({@link System#nanoTime()})
+         * @param to its end
+         * @param margin how long after its healing the fault still counts
+         * @return whether the fault, or the margin after it, overlaps the interval
+         */
+        boolean overlaps(long from, long to, Duration margin) {
+            return to >= startNanos && from <= endNanos + margin.toNanos();
+        }
     }
 
     private final long seed;
@@ -74,24 +103,46 @@ final class Nemesis {
      */
     Future<?> start(Duration quiet, Duration length) {
         ExecutorService thread = Executors.newSingleThreadExecutor(r -> new Thread(r, "nemesis"));
+        ExecutorService healer = Executors.newSingleThreadExecutor(r -> new Thread(r, "nemesis-healer"));
         long end = System.nanoTime() + length.toNanos();
         Future<?> done = thread.submit(() -> {
             Random random = new Random(seed);
             List<Fault> firstRound = new ArrayList<>(faults);
             Collections.shuffle(firstRound, random);
+            // those that heal in the background first, so that their long healing overlaps the others
+            firstRound.sort(Comparator.comparing(fault -> !fault.healsInBackground()));
             Thread.sleep(quiet.toMillis());
-            for (int i = 0; i < firstRound.size() || !stopped && System.nanoTime() < end; i++) {
-                Fault fault = i < firstRound.size() ? firstRound.get(i) : faults.get(random.nextInt(faults.size()));
-                long start = System.nanoTime();
-                String detail = fault.run(random);
-                injected.add(new Injected(fault.kind(), detail, start, System.nanoTime()));
-                System.out.printf("nemesis: %s (%s), %.1f s%n", fault.kind(), detail, (System.nanoTime() - start) / 1e9);
-                Thread.sleep(1000 + random.nextInt(2000));
+            Future<?> healing = CompletableFuture.completedFuture(null);
+            try {
+                for (int i = 0; i < firstRound.size() || !stopped && System.nanoTime() < end; i++) {
+                    Fault fault = i < firstRound.size() ? firstRound.get(i) : faults.get(random.nextInt(faults.size()));
+                    if (fault.healsInBackground()) {
+                        healing.get(); // one such fault at a time
+                    }
+                    long start = System.nanoTime();
+                    Heal heal = fault.action().inject(random);
+                    if (fault.healsInBackground()) {
+                        healing = healer.submit(() -> healed(fault, heal, start));
+                    } else {
+                        healed(fault, heal, start);
+                    }
+                    Thread.sleep(1000 + random.nextInt(2000));
+                }
+            } finally {
+                healing.get();
+                healer.shutdown();
             }
             return null;
         });
         thread.shutdown();
         return done;
+    }
+
+    private Void healed(Fault fault, Heal heal, long start) throws Exception {
+        String detail = heal.run();
+        injected.add(new Injected(fault.kind(), detail, start, System.nanoTime()));
+        System.out.printf("nemesis: %s (%s), %.1f s%n", fault.kind(), detail, (System.nanoTime() - start) / 1e9);
+        return null;
     }
 
     /** Begins no new fault once the first round is done (the one under way is still healed). */
@@ -110,7 +161,7 @@ final class Nemesis {
         running.get(atMost.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** @return every fault injected, in order */
+    /** @return every fault injected, in the order they healed */
     List<Injected> injected() {
         return List.copyOf(injected);
     }
@@ -130,27 +181,44 @@ final class Nemesis {
         return counts;
     }
 
-    /** What a fault does when it runs: inject, hold, heal; returns what was done, for the log. */
-    interface Action {
-        String run(Random random) throws Exception;
+    /** A step of a fault: a kill, a signal, a restart. */
+    interface Step {
+        void run() throws Exception;
     }
 
     /**
-     * @param kind the fault's name in the report
-     * @param action what it does
+     * Holds a fault for a while, then heals it, even when interrupted meanwhile.
+     *
+     * @param holdMs how long
+     * @param heal mends it
+     * @throws Exception when it cannot be healed, or the wait was interrupted
+     */
+    static void hold(long holdMs, Step heal) throws Exception {
+        try {
+            Thread.sleep(holdMs);
+        } finally {
+            heal.run();
+        }
+    }
+
+    /**
+     * A fault made of two steps with a random hold between them, healed before the next fault.
+     *
+     * @param kind its name
+     * @param minMs the shortest hold
+     * @param maxMs the longest
+     * @param inject breaks
+     * @param heal mends
      * @return the fault
      */
-    static Fault fault(String kind, Action action) {
-        return new Fault() {
-            @Override
-            public String kind() {
-                return kind;
-            }
-
-            @Override
-            public String run(Random random) throws Exception {
-                return action.run(random);
-            }
-        };
+    static Fault held(String kind, long minMs, long maxMs, Step inject, Step heal) {
+        return new Fault(kind, false, random -> {
+            long holdMs = minMs + (long) (random.nextDouble() * (maxMs - minMs));
+            inject.run();
+            return () -> {
+                hold(holdMs, heal);
+                return "held " + holdMs + " ms";
+            };
+        });
     }
 }

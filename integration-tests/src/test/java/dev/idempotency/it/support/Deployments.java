@@ -52,6 +52,19 @@ public final class Deployments {
     /**
      * @param name the archive name (the context root)
      * @param config the microprofile-config.properties to use instead of the sample's
+     * @param hotRod the Infinispan client properties, added to that config
+     * @param jdbcUrl a PostgreSQL database of the test's own
+     * @return the sample WAR on the tiered store, the JPA store and the payments on that database
+     *     ({@link #sampleAppOnDatabase})
+     */
+    public static WebArchive sampleAppOnTieredStoreOnDatabase(String name, String config, Properties hotRod,
+            String jdbcUrl) {
+        return withInfinispanStore(sampleAppOnDatabase(name, withClient(config, hotRod), jdbcUrl));
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
      * @param redis the Redis store's settings ({@code idempotency.redis.*}), added to that config
      * @return the sample WAR on the Redis store instead of the JPA store (its business data still
      *     on PostgreSQL): the JPA store's jar and entity out, the Redis store's jars

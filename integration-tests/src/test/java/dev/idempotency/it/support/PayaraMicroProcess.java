@@ -67,6 +67,34 @@ public final class PayaraMicroProcess implements ServerProcess {
      */
     public static PayaraMicroProcess start(String name, List<String> jvmOptions, int port, Archive<?>... archives)
             throws Exception {
+        List<String> tuned = new ArrayList<>(startUpOptions());
+        tuned.addAll(jvmOptions);
+        return launch(name, tuned, port, archives);
+    }
+
+    /**
+     * Starts Payara Micro on the JVM's default JIT and collector, without the tests' start-up
+     * options ({@code payara.jvmOptions}): for a benchmark, which measures the server at speed.
+     *
+     * @param name names the work folder, the log and the cluster
+     * @param jvmOptions options for the server's JVM
+     * @param archives what to deploy, in order
+     * @return the running server
+     * @throws Exception when it cannot be started
+     */
+    public static PayaraMicroProcess startAtFullSpeed(String name, List<String> jvmOptions, Archive<?>... archives)
+            throws Exception {
+        return launch(name, jvmOptions, ChildProcess.freePort(), archives);
+    }
+
+    /** @return the JVM options every test's Payara Micro starts with (system property {@code payara.jvmOptions}) */
+    private static List<String> startUpOptions() {
+        String options = System.getProperty("payara.jvmOptions", "").trim();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+    }
+
+    private static PayaraMicroProcess launch(String name, List<String> jvmOptions, int port, Archive<?>... archives)
+            throws Exception {
         Path work = Files.createDirectories(Path.of("target", "payara-" + name));
         // The tests' own Java, as the Arquillian adapter does: Payara Micro 7 needs the Java 25 its pass runs on.
         List<String> command = new ArrayList<>(List.of(ChildProcess.javaOfThisJvm(), "-Dhazelcast.socket.bind.any=false"));

@@ -1,0 +1,117 @@
+package dev.idempotency.it.campaign;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.it.campaign.HistoryChecker.Rule;
+
+/** The checker on histories written by hand: each promise it reads, and a window that counts only while its fault is on. */
+class HistoryCheckerTest {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final String KILL = "kill -9 PostgreSQL";
+    /** The fault injected in every history below: from second 10 to second 12. */
+    private static final List<Nemesis.Injected> FAULTS = List.of(new Nemesis.Injected(KILL, "held 2000 ms", 10 * SECOND,
+            12 * SECOND));
+
+    @Test
+    void aKeyPaidOnceAndReplayedBreaksNothing() {
+        Operation op = op("k1", "o-1", null);
+        op.add(answer(1, 201, false, "{\"id\":\"p1\",\"orderId\":\"o-1\"}"));
+        op.add(answer(2, 201, true, "{\"id\":\"p1\",\"orderId\":\"o-1\"}"));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(op), Map.of("o-1", Set.of("p1")), Map.of(), FAULTS);
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.report()).contains("2 requests for 1 keys", "keys paid 1");
+    }
+
+    @Test
+    void twoRowsForAKeyAndTwoDifferentAnswersAreBroken() {
+        Operation op = op("k1", "o-1", null);
+        op.add(answer(1, 201, false, "{\"id\":\"p1\"}"));
+        op.add(answer(30, 201, false, "{\"id\":\"p2\"}"));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(op), Map.of("o-1", Set.of("p1", "p2")), Map.of(),
+                FAULTS);
+
+        assertThat(verdict.violations()).hasSize(2).anySatisfy(v -> assertThat(v).startsWith("EXECUTED_TWICE"))
+                .anySatisfy(v -> assertThat(v).startsWith("DIFFERENT_ANSWERS"));
+    }
+
+    @Test
+    void aServerErrorIsInTheWindowOnlyWhileItsFaultIsOnOrJustHealed() {
+        Operation during = op("k1", "o-1", null);
+        during.add(answer(11, 500, false, null));
+        during.add(answer(13, 201, false, "{\"id\":\"p1\"}"));
+        Operation justAfter = op("k2", "o-2", null);
+        justAfter.add(answer(12 + 4, 500, false, null));
+        justAfter.add(answer(18, 201, false, "{\"id\":\"p2\"}"));
+        Operation longAfter = op("k3", "o-3", null);
+        longAfter.add(answer(30, 500, false, null));
+        longAfter.add(answer(31, 201, false, "{\"id\":\"p3\"}"));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(during, justAfter, longAfter),
+                Map.of("o-1", Set.of("p1"), "o-2", Set.of("p2"), "o-3", Set.of("p3")),
+                Map.of(Rule.SERVER_ERROR, Set.of(KILL)), FAULTS);
+
+        assertThat(verdict.inWindow(Rule.SERVER_ERROR)).isEqualTo(2);
+        assertThat(verdict.violations()).singleElement().asString().startsWith("SERVER_ERROR").contains("k3");
+        assertThat(verdict.report()).contains("SERVER_ERROR 1 and 2 in its documented window (" + KILL + ")");
+    }
+
+    @Test
+    void aWindowForAnotherKindOfFaultAdmitsNothing() {
+        Operation op = op("k1", "o-1", null);
+        op.add(answer(11, 410, false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(op), Map.of(),
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of("kill -9 node")), FAULTS);
+
+        assertThat(verdict.violations()).singleElement().asString().startsWith("LOST_WITHOUT_ROW");
+    }
+
+    @Test
+    void aReusedKeyThatRanItsOtherBodyAnAnswerOutsideTheContractAndAnOpenKeyAreBroken() {
+        Operation reused = op("k1", "o-1-other-1", "o-1");
+        reused.add(answer(1, 201, false, "{\"id\":\"p9\"}"));
+        Operation notFound = op("k2", "o-2", null);
+        notFound.add(new Operation.Attempt(0, SECOND, SECOND + 1, 404, null, false, null));
+        Operation open = op("k3", "o-3", null);
+        open.add(new Operation.Attempt(0, SECOND, SECOND + 1, Operation.Attempt.NO_ANSWER, null, false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(reused, notFound, open),
+                Map.of("o-1-other-1", Set.of("p9")), Map.of(), FAULTS);
+
+        assertThat(verdict.violations()).hasSize(3).anySatisfy(v -> assertThat(v).startsWith("REUSED_BODY_RAN"))
+                .anySatisfy(v -> assertThat(v).startsWith("UNEXPECTED_ANSWER"))
+                .anySatisfy(v -> assertThat(v).startsWith("UNRESOLVED"));
+    }
+
+    @Test
+    void aSuccessNamingNoCommittedPaymentIsBroken() {
+        Operation op = op("k1", "o-1", null);
+        op.add(answer(1, 201, false, "{\"id\":\"p1\"}"));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(op), Map.of(), Map.of(), FAULTS);
+
+        assertThat(verdict.violations()).singleElement().asString().startsWith("SUCCESS_WITHOUT_ROW");
+    }
+
+    private static Operation op(String key, String orderId, String reusedFrom) {
+        return new Operation(0, key, orderId, "{\"orderId\":\"" + orderId + "\"}", reusedFrom);
+    }
+
+    /** An answer that came at the given second, after half a second on the way. */
+    private static Operation.Attempt answer(long atSecond, int status, boolean replayed, String body) {
+        String problem = status == 410 ? "response-lost" : null;
+        return new Operation.Attempt(0, atSecond * SECOND - SECOND / 2, atSecond * SECOND, status, problem, replayed,
+                body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    }
+}
