@@ -36,16 +36,17 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every node sees a healthy cluster of six and every master has its replica, its
-     * link up.
+     * Waits until every node sees a healthy cluster of six with no node flagged failing (so no
+     * failover is still to come) and every master has its replica, its link up.
      *
      * @throws InterruptedException when interrupted
      */
     public void awaitSettled() throws InterruptedException {
         for (RedisServer node : nodes) {
-            node.await("cluster_state:ok with 6 known nodes", Duration.ofSeconds(30), () -> {
+            node.await("cluster_state:ok with 6 known nodes, none failing", Duration.ofSeconds(30), () -> {
                 String info = node.cli("CLUSTER", "INFO");
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6");
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6")
+                        && !node.cli("CLUSTER", "NODES").contains("fail");
             });
         }
         for (RedisServer node : nodes) {

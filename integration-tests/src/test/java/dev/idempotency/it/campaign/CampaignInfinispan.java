@@ -64,7 +64,7 @@ final class CampaignInfinispan implements CampaignResource {
             }
             throw e;
         }
-        faults = List.of(new Nemesis.Fault(KILL, false, random -> {
+        faults = List.of(Nemesis.fault(KILL, random -> {
             int which = random.nextInt(NODES);
             long downMs = 300 + random.nextInt(2000);
             nodes.get(which).kill();
@@ -76,7 +76,7 @@ final class CampaignInfinispan implements CampaignResource {
                 return "node " + which + " down " + downMs + " ms, whole again in "
                         + (System.nanoTime() - restart) / 1_000_000 + " ms";
             };
-        }), new Nemesis.Fault(PARTITION, false, random -> {
+        }), Nemesis.fault(PARTITION, random -> {
             int which = random.nextInt(NODES);
             long holdMs = 2000 + random.nextInt(6000);
             nodes.get(which).isolate();
@@ -86,7 +86,7 @@ final class CampaignInfinispan implements CampaignResource {
                 awaitWhole();
                 return "node " + which + " cut off " + holdMs + " ms, merged in " + (System.nanoTime() - heal) / 1_000_000 + " ms";
             };
-        }), new Nemesis.Fault(FREEZE, false, random -> {
+        }), Nemesis.fault(FREEZE, random -> {
             int which = random.nextInt(NODES);
             long holdMs = 1000 + random.nextInt(5000);
             nodes.get(which).signal("STOP");

@@ -25,6 +25,7 @@ final class CampaignNode implements AutoCloseable {
     /** What a load balancer's health check would say: from its kill until it is ready again, no. */
     private volatile boolean serving;
     private int starts;
+    private boolean closed;
 
     private CampaignNode(String name, List<WebArchive> apps, int port) {
         this.name = name;
@@ -56,6 +57,9 @@ final class CampaignNode implements AutoCloseable {
      * @throws Exception when it does not start
      */
     synchronized void start() throws Exception {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed: not started again");
+        }
         server = PayaraMicroProcess.start(name + "-" + ++starts, List.of(), port, apps);
         serving = true;
     }
@@ -101,6 +105,7 @@ final class CampaignNode implements AutoCloseable {
 
     @Override
     public synchronized void close() throws InterruptedException {
+        closed = true;
         if (server != null) {
             server.close();
             server = null;

@@ -27,7 +27,7 @@ final class CampaignRedisCluster implements CampaignResource {
 
     CampaignRedisCluster() throws Exception {
         cluster = RedisCluster.start("campaign-cluster", FIRST_PORT);
-        faults = List.of(new Nemesis.Fault(KILL, false, random -> {
+        faults = List.of(Nemesis.fault(KILL, random -> {
             RedisServer victim = master(random);
             victim.signal("KILL");
             return () -> {
@@ -37,10 +37,11 @@ final class CampaignRedisCluster implements CampaignResource {
                 victim.stop();
                 victim.rejoin();
                 cluster.awaitReplicaAgain(victim);
+                cluster.awaitSettled();
                 return "port " + victim.port + ": replica promoted in " + (promoted - killed) / 1_000_000
                         + " ms, back as a replica " + (System.nanoTime() - promoted) / 1_000_000 + " ms later";
             };
-        }), new Nemesis.Fault(FREEZE, false, random -> {
+        }), Nemesis.fault(FREEZE, random -> {
             RedisServer victim = master(random);
             long holdMs = 1000 + random.nextInt(4000);
             victim.signal("STOP");

@@ -11,6 +11,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -96,7 +98,11 @@ class FaultCampaignIT {
                 servers.redisCluster = redisCluster.get(5, TimeUnit.MINUTES);
                 servers.infinispan = infinispan.get(5, TimeUnit.MINUTES);
             } catch (Exception | Error e) {
-                servers.close();
+                try {
+                    servers.close();
+                } catch (Exception notClosed) {
+                    e.addSuppressed(notClosed);
+                }
                 throw e;
             }
             return servers;
@@ -122,12 +128,35 @@ class FaultCampaignIT {
 
         @Override
         public void close() throws Exception {
+            Exception notClosed = null;
             for (CompletableFuture<? extends CampaignResource> server : starting) {
-                // one that is still starting (another failed first) is stopped once it has
-                CampaignResource started = server.exceptionally(failed -> null).get(5, TimeUnit.MINUTES);
-                if (started != null) {
-                    started.close();
+                try {
+                    // one that is still starting (another failed first) is stopped once it has
+                    CampaignResource started = server.exceptionally(failed -> null).get(5, TimeUnit.MINUTES);
+                    if (started != null) {
+                        started.close();
+                    }
+                } catch (Exception e) {
+                    server.thenAccept(Servers::closeQuietly); // whenever it is up, if ever
+                    if (notClosed == null) {
+                        notClosed = e;
+                    } else {
+                        notClosed.addSuppressed(e);
+                    }
                 }
+            }
+            if (notClosed != null) {
+                throw notClosed;
+            }
+        }
+
+        private static void closeQuietly(CampaignResource server) {
+            try {
+                if (server != null) {
+                    server.close();
+                }
+            } catch (Exception e) {
+                System.err.println("fault campaign: a server did not stop: " + e);
             }
         }
     }
@@ -149,15 +178,22 @@ class FaultCampaignIT {
 
             long startedAt = System.nanoTime();
             Future<?> injecting = nemesis.start(QUIET, LOAD.minus(QUIET));
+            // a thread per store: the common pool may have fewer, and a store left waiting would send nothing
+            ExecutorService perStoreThreads = Executors.newFixedThreadPool(clients.size());
             try {
                 // every store's clients work until the nemesis has healed its last fault
-                CompletableFuture.allOf(clients.stream().map(perStore -> CompletableFuture.runAsync(() -> work(perStore,
-                        injecting))).toArray(CompletableFuture[]::new)).get(LOAD.toMinutes() + 15, TimeUnit.MINUTES);
+                List<Future<?>> working = clients.stream()
+                        .<Future<?>>map(perStore -> perStoreThreads.submit(() -> work(perStore, injecting))).toList();
+                for (Future<?> store : working) {
+                    store.get(LOAD.toMinutes() + 15, TimeUnit.MINUTES);
+                }
             } finally {
+                perStoreThreads.shutdownNow();
                 nemesis.stop();
+                // the nemesis heals what it broke before it ends (a node it killed is started
+                // again), also when the clients failed, before the nodes and servers are closed
+                Nemesis.await(injecting, Duration.ofMinutes(5));
             }
-            // the nemesis heals what it broke before it ends; a node it kills is started again
-            Nemesis.await(injecting, Duration.ofMinutes(5));
             long faultsEndedAt = System.nanoTime();
             for (CampaignClients perStore : clients) {
                 perStore.resolve(CLIENTS_PER_STORE, Duration.ofSeconds(60));
@@ -174,6 +210,9 @@ class FaultCampaignIT {
                         nemesis.injected());
                 System.out.printf("fault campaign (%s), seed %d: %s%n", store.name(), seed, verdict.report());
                 verdict.violations().forEach(violation -> violations.add(store.name() + ": " + violation));
+            }
+            for (int i = 0; i < stores.size(); i++) {
+                assertThat(clients.get(i).operations()).as(stores.get(i).name() + ": requests while the faults came").isNotEmpty();
             }
             assertThat(nemesis.counts().keySet()).as("every kind of fault was injected")
                     .containsAll(faults.stream().map(Nemesis.Fault::kind).toList());
@@ -202,7 +241,7 @@ class FaultCampaignIT {
     }
 
     private static List<Nemesis.Fault> nodeFaults(List<CampaignNode> nodes) {
-        return List.of(new Nemesis.Fault(CampaignNode.KILL, true, random -> {
+        return List.of(new Nemesis.Fault(CampaignNode.KILL, Nemesis.Timing.HEALED_IN_BACKGROUND, random -> {
             int which = random.nextInt(nodes.size());
             long downMs = 500 + random.nextInt(2500);
             nodes.get(which).kill();
@@ -213,10 +252,8 @@ class FaultCampaignIT {
                 return "node " + which + " down " + downMs + " ms, restarted in " + (System.nanoTime() - restart) / 1_000_000
                         + " ms";
             };
-        }), new Nemesis.Fault(CampaignNode.FREEZE, false, random -> {
-            int drawn = random.nextInt(nodes.size());
-            // not a node being started again (it is not serving; the other one is)
-            int which = nodes.get(drawn).serving() ? drawn : (drawn + 1) % nodes.size();
+        }), new Nemesis.Fault(CampaignNode.FREEZE, Nemesis.Timing.ON_THE_WHOLE_SYSTEM, random -> {
+            int which = random.nextInt(nodes.size()); // both serve: it waits for a restart under way
             long pauseMs = LEASE.toMillis() + 1000 + random.nextInt(3000);
             nodes.get(which).freeze();
             return () -> {

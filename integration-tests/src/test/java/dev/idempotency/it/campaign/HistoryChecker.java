@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +15,9 @@ import java.util.regex.Pattern;
 /**
  * Reads a campaign's whole history against the payment rows that committed, and lists every
  * broken promise, per rule. A store's documented window (a rule it may break while a given kind
- * of fault is on, as its page in docs/stores says) is counted and reported, not failed, where the
- * key was in flight during such a fault or within {@link #WINDOW_MARGIN} after it healed; the
+ * of fault is on, as its page in docs/stores says) is counted and reported, not failed, where an
+ * attempt with the key (with any of its bodies) was in flight during such a fault or within
+ * {@link #WINDOW_MARGIN} after it (for an answer outside the contract: that very attempt); the
  * same break at any other time fails.
  */
 final class HistoryChecker {
@@ -103,6 +105,9 @@ final class HistoryChecker {
         long attempts = 0;
         long keys = 0;
         long reuses = 0;
+        // every attempt made with each key, its first body's and any other body's
+        Map<String, List<Operation.Attempt>> perKey = new HashMap<>();
+        operations.forEach(op -> perKey.computeIfAbsent(op.key, key -> new ArrayList<>()).addAll(op.attempts()));
         for (Operation op : operations) {
             Set<String> rows = paymentIds.getOrDefault(op.orderId, Set.of());
             String where = op.key + " (order " + op.orderId + ")";
@@ -110,46 +115,46 @@ final class HistoryChecker {
             if (tried.isEmpty()) {
                 continue; // begun as the clients were stopped, never sent
             }
-            long from = tried.get(0).startNanos();
-            long to = tried.get(tried.size() - 1).endNanos();
-            Breaks breaks = (rule, start, end, seen) -> {
-                boolean admitted = faults.stream().anyMatch(fault -> windows.getOrDefault(rule, Set.of()).contains(fault.kind())
-                        && fault.overlaps(start, end, WINDOW_MARGIN));
+            List<Operation.Attempt> withTheKey = perKey.get(op.key);
+            Breaks breaks = (rule, during, seen) -> {
+                Set<String> kinds = windows.getOrDefault(rule, Set.of());
+                boolean admitted = faults.stream().filter(fault -> kinds.contains(fault.kind())).anyMatch(fault -> during.stream()
+                        .anyMatch(attempt -> fault.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));
                 (admitted ? inWindows : broken).get(rule).add(where + ": " + seen);
             };
             attempts += tried.size();
             for (Operation.Attempt attempt : tried) {
                 answers.merge(label(attempt), 1L, Long::sum);
                 if (!expected(attempt)) {
-                    breaks.add(attempt.status() < 500 ? Rule.UNEXPECTED_ANSWER : Rule.SERVER_ERROR, attempt.startNanos(),
-                            attempt.endNanos(), label(attempt));
+                    breaks.add(attempt.status() < 500 ? Rule.UNEXPECTED_ANSWER : Rule.SERVER_ERROR, List.of(attempt),
+                            label(attempt));
                 }
             }
             if (rows.isEmpty() && tried.stream().anyMatch(attempt -> attempt.status() == 410)) {
-                breaks.add(Rule.LOST_WITHOUT_ROW, from, to, "no row");
+                breaks.add(Rule.LOST_WITHOUT_ROW, withTheKey, "no row");
             }
             if (op.outcome().isEmpty()) {
-                breaks.add(Rule.UNRESOLVED, from, to, tried.size() + " attempts, last " + label(tried.get(tried.size() - 1)));
+                breaks.add(Rule.UNRESOLVED, withTheKey, tried.size() + " attempts, last " + label(tried.get(tried.size() - 1)));
             }
             List<String> bodies = op.successBodies();
             if (op.reuse()) {
                 reuses++;
                 if (!rows.isEmpty() || !bodies.isEmpty()) {
-                    breaks.add(Rule.REUSED_BODY_RAN, from, to, rows.size() + " rows, " + bodies.size() + " x 2xx");
+                    breaks.add(Rule.REUSED_BODY_RAN, withTheKey, rows.size() + " rows, " + bodies.size() + " x 2xx");
                 }
                 continue;
             }
             keys++;
             if (rows.size() > 1) {
-                breaks.add(Rule.EXECUTED_TWICE, from, to, rows.size() + " rows");
+                breaks.add(Rule.EXECUTED_TWICE, withTheKey, rows.size() + " rows");
             }
             if (bodies.stream().distinct().count() > 1) {
-                breaks.add(Rule.DIFFERENT_ANSWERS, from, to, bodies.stream().distinct().toList().toString());
+                breaks.add(Rule.DIFFERENT_ANSWERS, withTheKey, bodies.stream().distinct().toList().toString());
             }
             for (String body : bodies.stream().distinct().toList()) {
                 Matcher id = PAYMENT_ID.matcher(body);
                 if (!id.find() || !rows.contains(id.group(1))) {
-                    breaks.add(Rule.SUCCESS_WITHOUT_ROW, from, to, "answered " + body + ", rows " + rows);
+                    breaks.add(Rule.SUCCESS_WITHOUT_ROW, withTheKey, "answered " + body + ", rows " + rows);
                 }
             }
         }
@@ -169,9 +174,12 @@ final class HistoryChecker {
         return new Verdict(broken, inWindows, report.toString());
     }
 
-    /** Files a broken rule for the key at hand, in a window or not. */
+    /**
+     * Files a broken rule for the key at hand: in a window if one of the given attempts (for a
+     * rule about the key, any made with it; for an answer, that one) met a fault of its kinds.
+     */
     private interface Breaks {
-        void add(Rule rule, long fromNanos, long toNanos, String seen);
+        void add(Rule rule, List<Operation.Attempt> during, String seen);
     }
 
     private static Map<Rule, List<String>> perRule() {

@@ -67,6 +67,74 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aServerErrorBeforeTheFaultOrLongAfterItIsBrokenEvenForAKeyThatMetTheFault() {
+        Operation before = op("k1", "o-1", null);
+        before.add(answer(5, 500, false, null));
+        before.add(answer(6, 201, false, "{\"id\":\"p1\"}"));
+        Operation metItThenFailedLater = op("k2", "o-2", null);
+        metItThenFailedLater.add(new Operation.Attempt(0, 10 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
+                null));
+        metItThenFailedLater.add(answer(30, 500, false, null));
+        metItThenFailedLater.add(answer(31, 201, false, "{\"id\":\"p2\"}"));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(before, metItThenFailedLater),
+                Map.of("o-1", Set.of("p1"), "o-2", Set.of("p2")), Map.of(Rule.SERVER_ERROR, Set.of(KILL)), FAULTS);
+
+        assertThat(verdict.inWindow(Rule.SERVER_ERROR)).isZero();
+        assertThat(verdict.violations()).singleElement().asString().startsWith("SERVER_ERROR (").contains("2 keys");
+    }
+
+    @Test
+    void aResponseLostWithoutARowIsInTheWindowWhenOneOfTheKeysAttemptsMetTheFault() {
+        Operation killedMidRequest = op("k1", "o-1", null);
+        killedMidRequest.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
+                null));
+        killedMidRequest.add(answer(40, 410, false, null));
+        Operation neverMetIt = op("k2", "o-2", null);
+        neverMetIt.add(answer(25, 410, false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(killedMidRequest, neverMetIt), Map.of(),
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), FAULTS);
+
+        assertThat(verdict.inWindow(Rule.LOST_WITHOUT_ROW)).isEqualTo(1);
+        assertThat(verdict.violations()).singleElement().asString().startsWith("LOST_WITHOUT_ROW").contains("k2")
+                .doesNotContain("k1");
+    }
+
+    @Test
+    void aReuseLeftOpenIsInTheWindowWhenTheKeysFirstBodyMetTheFault() {
+        Operation first = op("k1", "o-1", null);
+        first.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
+        first.add(answer(12, 201, false, "{\"id\":\"p1\"}"));
+        Operation reuse = op("k1", "o-1-other-1", "o-1");
+        reuse.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
+        Operation otherKey = op("k2", "o-2-other-1", "o-2");
+        otherKey.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(first, reuse, otherKey), Map.of("o-1", Set.of("p1")),
+                Map.of(Rule.UNRESOLVED, Set.of(KILL)), FAULTS);
+
+        assertThat(verdict.inWindow(Rule.UNRESOLVED)).isEqualTo(1);
+        assertThat(verdict.violations()).singleElement().asString().startsWith("UNRESOLVED").contains("k2");
+    }
+
+    @Test
+    void aRefusalOfAnotherProblemTypeIsOutsideTheContract() {
+        Operation conflict = op("k1", "o-1", null);
+        conflict.add(new Operation.Attempt(0, SECOND, SECOND + 1, 409, "some-other-conflict", false, null));
+        Operation unavailable = op("k2", "o-2", null);
+        unavailable.add(new Operation.Attempt(0, SECOND, SECOND + 1, 503, "(not the library's)", false, null));
+        unavailable.add(new Operation.Attempt(0, 2 * SECOND, 2 * SECOND + 1, 503, "store-unavailable", false, null));
+        unavailable.add(new Operation.Attempt(0, 3 * SECOND, 3 * SECOND + 1, 422, "key-reused", false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(conflict, unavailable), Map.of(), Map.of(), FAULTS);
+
+        assertThat(verdict.violations()).hasSize(3).anySatisfy(v -> assertThat(v).startsWith("UNEXPECTED_ANSWER").contains("k1"))
+                .anySatisfy(v -> assertThat(v).startsWith("SERVER_ERROR").contains("k2").contains("1 keys"))
+                .anySatisfy(v -> assertThat(v).startsWith("UNRESOLVED").contains("k1"));
+    }
+
+    @Test
     void aWindowForAnotherKindOfFaultAdmitsNothing() {
         Operation op = op("k1", "o-1", null);
         op.add(answer(11, 410, false, null));

@@ -19,12 +19,11 @@ import java.util.concurrent.TimeUnit;
  * Injects faults while the clients work, one at a time, in a random order drawn from a seed (the
  * seed is printed, so that a failing run's schedule can be replayed with
  * {@code -Dcampaign.seed=...}): first every kind once, in a shuffled order, so that even a short
- * campaign meets each of them (those that heal in the background first); then kinds drawn at
- * random until the campaign's time is up. Each
+ * campaign meets each of them; then kinds drawn at random until the campaign's time is up. Each
  * fault heals before the next begins (a killed process is started again, a frozen one thawed),
  * so that the system is whole when the nemesis ends; but a fault whose healing takes long (a
- * node started again, about a minute under load on two cores) may heal in the background while
- * the next faults come, one such at a time.
+ * node started again, about a minute under load on two cores) heals in the background while the
+ * next faults come, one such at a time ({@link Timing}).
  */
 final class Nemesis {
 
@@ -32,11 +31,38 @@ final class Nemesis {
      * A kind of fault.
      *
      * @param kind its name in the report, e.g. {@code kill -9 node}
-     * @param healsInBackground whether the nemesis goes on with the next fault while it heals
-     *     (it waits for its healing before it injects another such fault, and before it ends)
+     * @param timing how it is scheduled against a healing under way in the background
      * @param action injects it, and says how it heals
      */
-    record Fault(String kind, boolean healsInBackground, Action action) {
+    record Fault(String kind, Timing timing, Action action) {
+    }
+
+    /** How a fault is scheduled. */
+    enum Timing {
+        /** Healed before the next fault begins; any time, also while a background healing runs. */
+        HELD,
+        /**
+         * Healed in the background while the next faults come (one such healing at a time: the
+         * next such fault waits for it, and so does the end). First in the first round, so that
+         * its long healing overlaps the others. What it breaks it breaks as it is injected (the
+         * requests in flight die with a killed node), so its {@link Injected} ends there.
+         */
+        HEALED_IN_BACKGROUND,
+        /**
+         * Waits for a healing under way in the background before it is injected, so that it meets
+         * the whole system (a node frozen while the other is still starting would leave no node to
+         * take its claims over); last in the first round, by when that healing is likely done.
+         */
+        ON_THE_WHOLE_SYSTEM
+    }
+
+    /**
+     * @param kind its name in the report
+     * @param action injects it, and says how it heals
+     * @return a fault healed before the next begins ({@link Timing#HELD})
+     */
+    static Fault fault(String kind, Action action) {
+        return new Fault(kind, Timing.HELD, action);
     }
 
     /** Injects a fault and returns how it heals. */
@@ -64,7 +90,8 @@ final class Nemesis {
      * @param kind its kind
      * @param detail what was done
      * @param startNanos when it began ({@link System#nanoTime()})
-     * @param endNanos when it was healed
+     * @param endNanos when it was healed; for a fault healed in the background, when it was
+     *     injected
      */
     record Injected(String kind, String detail, long startNanos, long endNanos) {
 
@@ -109,28 +136,44 @@ final class Nemesis {
             Random random = new Random(seed);
             List<Fault> firstRound = new ArrayList<>(faults);
             Collections.shuffle(firstRound, random);
-            // those that heal in the background first, so that their long healing overlaps the others
-            firstRound.sort(Comparator.comparing(fault -> !fault.healsInBackground()));
+            firstRound.sort(Comparator.comparing(fault -> switch (fault.timing()) {
+                case HEALED_IN_BACKGROUND -> 0;
+                case HELD -> 1;
+                case ON_THE_WHOLE_SYSTEM -> 2;
+            }));
             Thread.sleep(quiet.toMillis());
             Future<?> healing = CompletableFuture.completedFuture(null);
+            Throwable failed = null;
             try {
                 for (int i = 0; i < firstRound.size() || !stopped && System.nanoTime() < end; i++) {
                     Fault fault = i < firstRound.size() ? firstRound.get(i) : faults.get(random.nextInt(faults.size()));
-                    if (fault.healsInBackground()) {
-                        healing.get(); // one such fault at a time
+                    if (fault.timing() != Timing.HELD || healing.isDone()) {
+                        healing.get(); // waits for it, or throws at once if it failed
                     }
                     long start = System.nanoTime();
                     Heal heal = fault.action().inject(random);
-                    if (fault.healsInBackground()) {
-                        healing = healer.submit(() -> healed(fault, heal, start));
+                    if (fault.timing() == Timing.HEALED_IN_BACKGROUND) {
+                        long injected = System.nanoTime();
+                        healing = healer.submit(() -> healed(fault, heal, start, injected));
                     } else {
-                        healed(fault, heal, start);
+                        healed(fault, heal, start, 0);
                     }
                     Thread.sleep(1000 + random.nextInt(2000));
                 }
+            } catch (Exception | Error e) {
+                failed = e;
+                throw e;
             } finally {
-                healing.get();
-                healer.shutdown();
+                try {
+                    healing.get(); // what it broke is healed before the nemesis ends, whatever failed
+                } catch (Exception e) {
+                    if (failed == null) {
+                        throw e;
+                    }
+                    failed.addSuppressed(e);
+                } finally {
+                    healer.shutdown();
+                }
             }
             return null;
         });
@@ -138,10 +181,12 @@ final class Nemesis {
         return done;
     }
 
-    private Void healed(Fault fault, Heal heal, long start) throws Exception {
+    /** Heals a fault and records it; {@code injectedNanos} is 0 but for a fault healed in the background. */
+    private Void healed(Fault fault, Heal heal, long start, long injectedNanos) throws Exception {
         String detail = heal.run();
-        injected.add(new Injected(fault.kind(), detail, start, System.nanoTime()));
-        System.out.printf("nemesis: %s (%s), %.1f s%n", fault.kind(), detail, (System.nanoTime() - start) / 1e9);
+        long healed = System.nanoTime();
+        injected.add(new Injected(fault.kind(), detail, start, injectedNanos != 0 ? injectedNanos : healed));
+        System.out.printf("nemesis: %s (%s), %.1f s%n", fault.kind(), detail, (healed - start) / 1e9);
         return null;
     }
 
@@ -212,7 +257,7 @@ final class Nemesis {
      * @return the fault
      */
     static Fault held(String kind, long minMs, long maxMs, Step inject, Step heal) {
-        return new Fault(kind, false, random -> {
+        return fault(kind, random -> {
             long holdMs = minMs + (long) (random.nextDouble() * (maxMs - minMs));
             inject.run();
             return () -> {
