@@ -365,6 +365,17 @@ public final class InfinispanServer implements AutoCloseable {
     }
 
     /**
+     * @param name the cache's name
+     * @return the store's own default cache configuration under that name, as a
+     *     {@code <cache-container>} element to define it on the servers ({@link #partitionable}):
+     *     what docs/stores/infinispan.md tells a cluster to define
+     */
+    public static String storeDefaultCache(String name) {
+        return InfinispanSettings.defaultCacheConfiguration(InfinispanSettings.DEFAULT_MAX_ENTRIES)
+                .replaceFirst("<distributed-cache ", "<distributed-cache name=\"" + name + "\" ");
+    }
+
+    /**
      * @param count how many
      * @return that many free JGroups ports ({@link #freeJGroupsPort()}), one per node of a cluster
      * @throws IOException when there are not enough

@@ -72,8 +72,7 @@ class PartitionTest {
         AtomicBoolean stop = new AtomicBoolean();
         List<Throwable> crashed = new CopyOnWriteArrayList<>();
         // the store's own default configuration, defined on every server before it starts (see the class comment)
-        String defined = InfinispanSettings.defaultCacheConfiguration(InfinispanSettings.DEFAULT_MAX_ENTRIES)
-                .replaceFirst("<distributed-cache ", "<distributed-cache name=\"" + CACHE + "\" ");
+        String defined = InfinispanServer.storeDefaultCache(CACHE);
         try (InfinispanServer node1 = InfinispanServer.partitionable("split-1", cluster, ports[0], hosts, defined);
                 InfinispanServer node2 = InfinispanServer.partitionable("split-2", cluster, ports[1], hosts, defined);
                 InfinispanServer node3 = InfinispanServer.partitionable("split-3", cluster, ports[2], hosts, defined);

@@ -41,7 +41,7 @@ final class CampaignInfinispan implements CampaignResource {
         String hosts = java.util.Arrays.stream(ports).mapToObj(port -> "127.0.0.1[" + port + "]")
                 .collect(Collectors.joining(","));
         String cluster = "idem-campaign-" + ProcessHandle.current().pid();
-        String defined = caches.stream().map(CampaignInfinispan::definition).collect(Collectors.joining());
+        String defined = caches.stream().map(InfinispanServer::storeDefaultCache).collect(Collectors.joining());
         List<CompletableFuture<InfinispanServer>> starting = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
             int node = i;
@@ -96,15 +96,6 @@ final class CampaignInfinispan implements CampaignResource {
                 return "node " + which + " frozen " + holdMs + " ms";
             };
         }));
-    }
-
-    private static String definition(String cache) {
-        return "<distributed-cache name=\"" + cache + "\" mode=\"SYNC\" owners=\"2\">"
-                + "<encoding media-type=\"application/x-protostream\"/>"
-                + "<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>"
-                + "<memory max-count=\"1000000\" when-full=\"EXCEPTION\"/>"
-                + "<partition-handling when-split=\"DENY_READ_WRITES\" merge-policy=\"NONE\"/>"
-                + "</distributed-cache>";
     }
 
     /** Waits until every node sees all three and reports the cluster healthy (its data rebalanced). */

@@ -37,10 +37,8 @@ final class Nemesis {
     record Fault(String kind, Timing timing, Action action) {
     }
 
-    /** How a fault is scheduled. */
+    /** How a fault is scheduled; the first round runs them in this order. */
     enum Timing {
-        /** Healed before the next fault begins; any time, also while a background healing runs. */
-        HELD,
         /**
          * Healed in the background while the next faults come (one such healing at a time: the
          * next such fault waits for it, and so does the end). First in the first round, so that
@@ -48,6 +46,8 @@ final class Nemesis {
          * requests in flight die with a killed node), so its {@link Injected} ends there.
          */
         HEALED_IN_BACKGROUND,
+        /** Healed before the next fault begins; any time, also while a background healing runs. */
+        HELD,
         /**
          * Waits for a healing under way in the background before it is injected, so that it meets
          * the whole system (a node frozen while the other is still starting would leave no node to
@@ -136,11 +136,7 @@ final class Nemesis {
             Random random = new Random(seed);
             List<Fault> firstRound = new ArrayList<>(faults);
             Collections.shuffle(firstRound, random);
-            firstRound.sort(Comparator.comparing(fault -> switch (fault.timing()) {
-                case HEALED_IN_BACKGROUND -> 0;
-                case HELD -> 1;
-                case ON_THE_WHOLE_SYSTEM -> 2;
-            }));
+            firstRound.sort(Comparator.comparing(Fault::timing)); // stable: shuffled within each timing
             Thread.sleep(quiet.toMillis());
             Future<?> healing = CompletableFuture.completedFuture(null);
             Throwable failed = null;
@@ -152,11 +148,11 @@ final class Nemesis {
                     }
                     long start = System.nanoTime();
                     Heal heal = fault.action().inject(random);
+                    long injected = System.nanoTime();
                     if (fault.timing() == Timing.HEALED_IN_BACKGROUND) {
-                        long injected = System.nanoTime();
                         healing = healer.submit(() -> healed(fault, heal, start, injected));
                     } else {
-                        healed(fault, heal, start, 0);
+                        healed(fault, heal, start, injected);
                     }
                     Thread.sleep(1000 + random.nextInt(2000));
                 }
@@ -181,11 +177,12 @@ final class Nemesis {
         return done;
     }
 
-    /** Heals a fault and records it; {@code injectedNanos} is 0 but for a fault healed in the background. */
+    /** Heals a fault and records it: until it healed, or for one healed in the background until it was injected. */
     private Void healed(Fault fault, Heal heal, long start, long injectedNanos) throws Exception {
         String detail = heal.run();
         long healed = System.nanoTime();
-        injected.add(new Injected(fault.kind(), detail, start, injectedNanos != 0 ? injectedNanos : healed));
+        long end = fault.timing() == Timing.HEALED_IN_BACKGROUND ? injectedNanos : healed;
+        injected.add(new Injected(fault.kind(), detail, start, end));
         System.out.printf("nemesis: %s (%s), %.1f s%n", fault.kind(), detail, (healed - start) / 1e9);
         return null;
     }
