@@ -4,19 +4,45 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A Redis Cluster of real servers: 3 masters and 3 replicas on six loopback ports, ACL as {@link RedisServer}. */
+/**
+ * A Redis Cluster of real servers: 3 masters and 3 replicas on six loopback ports, ACL as {@link
+ * RedisServer}. A {@linkplain #partitionable partitionable} one can cut a node off from the others.
+ */
 public final class RedisCluster implements AutoCloseable {
 
     public final List<RedisServer> nodes = new ArrayList<>();
+    /** The proxied cluster bus of a partitionable cluster, else null. */
+    private ClusterBus bus;
 
     public static RedisCluster start(String name, int firstPort) throws Exception {
+        return start(name, firstPort, false);
+    }
+
+    /**
+     * A cluster whose nodes can be cut off ({@link #isolate}): its bus links run through {@link
+     * ClusterBus} proxies on each node's port + 20000.
+     */
+    public static RedisCluster partitionable(String name, int firstPort) throws Exception {
+        return start(name, firstPort, true);
+    }
+
+    private static RedisCluster start(String name, int firstPort, boolean partitionable) throws Exception {
         RedisCluster cluster = new RedisCluster();
         try {
+            if (partitionable) {
+                cluster.bus = new ClusterBus();
+            }
             for (int i = 0; i < 6; i++) {
-                cluster.nodes.add(RedisServer.start(name + "-" + (i + 1), firstPort + i, "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                int port = firstPort + i;
+                List<String> options = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                        "nodes.conf", "--cluster-node-timeout", "2000",
                         // a replica's full sync starts at once, not after the default 5 s wait for more replicas
                         "--repl-diskless-sync-delay", "0"));
+                if (partitionable) {
+                    cluster.bus.add(port);
+                    options.addAll(List.of("--cluster-announce-bus-port", String.valueOf(ClusterBus.announcedPort(port))));
+                }
+                cluster.nodes.add(RedisServer.start(name + "-" + (i + 1), port, options.toArray(String[]::new)));
             }
             List<String> create = new ArrayList<>(List.of("--cluster", "create"));
             for (RedisServer node : cluster.nodes) {
@@ -104,10 +130,41 @@ public final class RedisCluster implements AutoCloseable {
         return nodes.get(0).cli(command.toArray(String[]::new));
     }
 
+    /**
+     * Cuts a node off from the rest, both ways, as a network partition would, while its clients
+     * still reach it: its cluster bus links dropped (no gossip, no votes), and no replica may
+     * replicate from it (its {@code default} user, the one replicas authenticate as, loses
+     * {@code PSYNC}, {@code SYNC} and {@code REPLCONF}, and its replicas' links are closed).
+     *
+     * @param node a node of a {@linkplain #partitionable partitionable} cluster
+     */
+    public void isolate(RedisServer node) {
+        if (bus == null) {
+            throw new IllegalStateException("started without the proxied bus: use RedisCluster.partitionable");
+        }
+        bus.isolate(node.port);
+        node.cli("ACL", "SETUSER", "default", "-psync", "-sync", "-replconf");
+        node.cli("CLIENT", "KILL", "TYPE", "replica");
+    }
+
+    /**
+     * Ends {@link #isolate}: replicas may replicate from the node again, and its bus links are made
+     * again (the partitions merge; a master replaced meanwhile becomes the new one's replica).
+     *
+     * @param node the node cut off
+     */
+    public void heal(RedisServer node) {
+        node.cli("ACL", "SETUSER", "default", "+psync", "+sync", "+replconf");
+        bus.heal(node.port);
+    }
+
     @Override
     public void close() {
         for (RedisServer node : nodes) {
             node.close();
+        }
+        if (bus != null) {
+            bus.close();
         }
     }
 }

@@ -64,7 +64,10 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
      * The Redis store on a Redis Cluster of three masters and three replicas, waiting for a
      * replica on every write; the payments in this machine's PostgreSQL. With {@code
      * wait-replicas=1} a failover loses no claim (docs/stores/redis.md); its one window is the
-     * single server's: the executed mark outside the payment's transaction.
+     * single server's, the executed mark outside the payment's transaction, which a master's
+     * death or freeze opens too: a mark that reached the master (and its replica) but whose
+     * {@code WAIT} failed with it fails the payment, which rolls back, and the release after the
+     * rollback finds the master's connection down, so the mark stays ({@code 410} without a row).
      *
      * @param cluster the Redis Cluster
      * @return the store
@@ -72,7 +75,9 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
     static CampaignStore redisCluster(CampaignRedisCluster cluster) {
         return new CampaignStore("Redis Cluster (3 masters, 3 replicas, wait-replicas=1)", "campaign-redis-cluster",
                 config -> Deployments.sampleAppOnRedis("campaign-redis-cluster", config, cluster.settings()),
-                List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL)), PostgreSqlDataSource.URL);
+                List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW,
+                        Set.of(CampaignNode.KILL, CampaignRedisCluster.KILL, CampaignRedisCluster.FREEZE)),
+                PostgreSqlDataSource.URL);
     }
 
     /**
