@@ -139,10 +139,7 @@ public final class RedisCluster implements AutoCloseable {
      * @param node a node of a {@linkplain #partitionable partitionable} cluster
      */
     public void isolate(RedisServer node) {
-        if (bus == null) {
-            throw new IllegalStateException("started without the proxied bus: use RedisCluster.partitionable");
-        }
-        bus.isolate(node.port);
+        bus().isolate(node.port);
         node.cli("ACL", "SETUSER", "default", "-psync", "-sync", "-replconf");
         node.cli("CLIENT", "KILL", "TYPE", "replica");
     }
@@ -155,7 +152,14 @@ public final class RedisCluster implements AutoCloseable {
      */
     public void heal(RedisServer node) {
         node.cli("ACL", "SETUSER", "default", "+psync", "+sync", "+replconf");
-        bus.heal(node.port);
+        bus().heal(node.port);
+    }
+
+    private ClusterBus bus() {
+        if (bus == null) {
+            throw new IllegalStateException("started without the proxied bus: use RedisCluster.partitionable");
+        }
+        return bus;
     }
 
     @Override
