@@ -12,13 +12,17 @@ import dev.idempotency.redis.RedisServer;
  * docs/stores/redis.md names as what keeps a failover from losing a claim). The nemesis kills a
  * master ({@code kill -9}; a replica is promoted, and the killed node is started again on its
  * {@code nodes.conf} and comes back as that one's replica) and freezes one ({@code SIGSTOP} for 1
- * to 5 s: past the node timeout its replica may be promoted meanwhile). Each heals once every
+ * to 5 s: past the node timeout its replica may be promoted meanwhile) and cuts one off ({@link
+ * RedisCluster#isolate}: no cluster bus links, no replication, while the Payara nodes still reach
+ * it, for 2 to 8 s; past the node timeout the majority promotes its replica, and at the heal the
+ * old master rejoins as that one's replica, dropping what it took alone). Each heals once every
  * master has its replica again.
  */
 final class CampaignRedisCluster implements CampaignResource {
 
     static final String KILL = "kill -9 Redis Cluster master";
     static final String FREEZE = "SIGSTOP Redis Cluster master";
+    static final String PARTITION = "partition Redis Cluster master";
     /** Ports of its own, away from {@code RedisClusterFailoverIT}'s (each with its bus port, + 10000). */
     private static final int FIRST_PORT = 7361;
 
@@ -26,7 +30,7 @@ final class CampaignRedisCluster implements CampaignResource {
     private final List<Nemesis.Fault> faults;
 
     CampaignRedisCluster() throws Exception {
-        cluster = RedisCluster.start("campaign-cluster", FIRST_PORT);
+        cluster = RedisCluster.partitionable("campaign-cluster", FIRST_PORT);
         faults = List.of(Nemesis.fault(KILL, random -> {
             RedisServer victim = master(random);
             victim.signal("KILL");
@@ -50,6 +54,16 @@ final class CampaignRedisCluster implements CampaignResource {
                 cluster.awaitSettled();
                 boolean replaced = !victim.cli("ROLE").startsWith("master");
                 return "port " + victim.port + " frozen " + holdMs + " ms" + (replaced ? ", a replica promoted meanwhile" : "");
+            };
+        }), Nemesis.fault(PARTITION, random -> {
+            RedisServer victim = master(random);
+            long holdMs = 2000 + random.nextInt(6000);
+            cluster.isolate(victim);
+            return () -> {
+                Nemesis.hold(holdMs, () -> cluster.heal(victim));
+                cluster.awaitSettled();
+                boolean replaced = !victim.cli("ROLE").startsWith("master");
+                return "port " + victim.port + " cut off " + holdMs + " ms" + (replaced ? ", its replica promoted" : "");
             };
         }));
     }

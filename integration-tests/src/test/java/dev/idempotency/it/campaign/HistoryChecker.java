@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -108,6 +109,8 @@ final class HistoryChecker {
         // every attempt made with each key, its first body's and any other body's
         Map<String, List<Operation.Attempt>> perKey = new HashMap<>();
         operations.forEach(op -> perKey.computeIfAbsent(op.key, key -> new ArrayList<>()).addAll(op.attempts()));
+        long origin = operations.stream().flatMap(op -> op.attempts().stream()).mapToLong(Operation.Attempt::startNanos)
+                .min().orElse(0);
         for (Operation op : operations) {
             Set<String> rows = paymentIds.getOrDefault(op.orderId, Set.of());
             String where = op.key + " (order " + op.orderId + ")";
@@ -120,7 +123,7 @@ final class HistoryChecker {
                 Set<String> kinds = windows.getOrDefault(rule, Set.of());
                 boolean admitted = faults.stream().filter(fault -> kinds.contains(fault.kind())).anyMatch(fault -> during.stream()
                         .anyMatch(attempt -> fault.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));
-                (admitted ? inWindows : broken).get(rule).add(where + ": " + seen);
+                (admitted ? inWindows : broken).get(rule).add(where + ": " + seen + "; " + timeline(during, faults, origin));
             };
             attempts += tried.size();
             for (Operation.Attempt attempt : tried) {
@@ -197,6 +200,28 @@ final class HistoryChecker {
             case 503 -> "store-unavailable".equals(attempt.problemType());
             default -> attempt.success();
         };
+    }
+
+    /**
+     * @return when the attempts ran and which faults were on then or in the margin after, in
+     *     seconds from the first attempt of the history: what a failing run needs to be read
+     */
+    private static String timeline(List<Operation.Attempt> attempts, List<Nemesis.Injected> faults, long origin) {
+        StringBuilder line = new StringBuilder("attempts");
+        for (Operation.Attempt attempt : attempts) {
+            line.append(String.format(Locale.ROOT, " [node %d %s..%s: %s]", attempt.node(), seconds(attempt.startNanos(), origin),
+                    seconds(attempt.endNanos(), origin), label(attempt)));
+        }
+        line.append(", faults near them");
+        faults.stream().filter(fault -> attempts.stream()
+                .anyMatch(attempt -> fault.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)))
+                .forEach(fault -> line.append(String.format(Locale.ROOT, " [%s %s..%s]", fault.kind(), seconds(fault.startNanos(), origin),
+                        seconds(fault.endNanos(), origin))));
+        return line.toString();
+    }
+
+    private static String seconds(long nanos, long origin) {
+        return String.format(Locale.ROOT, "%.1fs", (nanos - origin) / 1e9);
     }
 
     private static String label(Operation.Attempt attempt) {
