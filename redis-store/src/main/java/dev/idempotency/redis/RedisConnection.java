@@ -27,6 +27,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -332,11 +333,13 @@ public class RedisConnection {
         Duration commandTimeout = settings.waitReplicas() > 0 ? settings.timeout().plus(settings.waitTimeout())
                 : settings.timeout();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
+        SslOptions ssl = sslOptions(settings);
         if (settings.cluster()) {
             RedisClusterClient cluster = resources == null ? RedisClusterClient.create(uris)
                     : RedisClusterClient.create(resources, uris);
             cluster.setOptions(ClusterClientOptions.builder()
                     .socketOptions(socket)
+                    .sslOptions(ssl)
                     .timeoutOptions(timeouts)
                     .autoReconnect(reconnect)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -352,11 +355,19 @@ public class RedisConnection {
         RedisClient single = resources == null ? RedisClient.create(uris.get(0)) : RedisClient.create(resources, uris.get(0));
         single.setOptions(ClientOptions.builder()
                 .socketOptions(socket)
+                .sslOptions(ssl)
                 .timeoutOptions(timeouts)
                 .autoReconnect(reconnect)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .build());
         return single;
+    }
+
+    /** @return the JDK's TLS with the configured certificates to trust, or the JVM's default trust */
+    private static SslOptions sslOptions(RedisSettings settings) {
+        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+        settings.trustCertificates().ifPresent(file -> ssl.trustManager(file.toFile()));
+        return ssl.build();
     }
 
     private static RedisURI uri(RedisSettings.Node node, RedisSettings settings) {

@@ -68,6 +68,16 @@ final class RedisMessages {
                 + " URI of a cluster the same scheme");
     }
 
+    static String trustWithoutTls(String key, String value, String tlsKey) {
+        return setting("IDEMP0813", key, value, "a file of certificates to trust only with TLS: set " + tlsKey
+                + "=true or use rediss:// URIs, or leave it out");
+    }
+
+    static String badTrustCertificates(String key, String value, String why) {
+        return setting("IDEMP0814", key, value, "the path of a readable PEM file with one or more X.509 certificates"
+                + " (-----BEGIN CERTIFICATE-----); " + why);
+    }
+
     static String uriWithPathOrQuery(String key, String value) {
         return setting("IDEMP0812", key, value, "URIs without a path or query: choose the database with"
                 + " idempotency.redis.database and the timeout with idempotency.redis.timeout");
@@ -100,8 +110,18 @@ final class RedisMessages {
     }
 
     static String cannotConnect(String where, Throwable cause) {
-        return "IDEMP0825: the Redis store cannot connect to " + where + ": " + cause.getClass().getSimpleName()
-                + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        // the root names what went wrong below the client's "unable to connect": a refused port, a
+        // TLS handshake (an untrusted certificate, another host's), an authentication
+        return "IDEMP0825: the Redis store cannot connect to " + where + ": " + describe(cause)
+                + (root == cause ? "" : ", caused by " + describe(root));
+    }
+
+    private static String describe(Throwable failure) {
+        return failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
     }
 
     static String tooLong(String what, int length, int max) {

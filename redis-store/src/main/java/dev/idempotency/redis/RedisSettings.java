@@ -1,7 +1,13 @@
 package dev.idempotency.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -15,7 +21,7 @@ import dev.idempotency.spi.support.ConfigLookup;
 /**
  * The Redis store's settings ({@code idempotency.redis.*}), read and validated when the
  * application starts: a bad value fails the deployment with a coded message that names the key,
- * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0812}).
+ * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0814}).
  *
  * @param nodes the servers: one node, or the seeds of a Redis Cluster ({@code uri}, default
  *     {@code redis://localhost:6379})
@@ -24,6 +30,11 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param user the ACL user ({@code user}; else the URI's, else the default user)
  * @param password the password ({@code password}; else the URI's)
  * @param tls whether to connect with TLS ({@code tls}, or {@code rediss://} URIs)
+ * @param trustCertificates a PEM file of the certificates to trust, a CA's or the servers' own
+ *     ({@code trust-certificates}, with TLS only); without it the JVM's default trust store (on an
+ *     application server, the server's). The file is parsed here, at deployment, to check it, and
+ *     read again by the client when it connects. The server's certificate must name the host of
+ *     its URI in any case (host name verification is always on)
  * @param timeout how long any call may take before it fails ({@code timeout}, default
  *     {@value #DEFAULT_TIMEOUT}); also the connect timeout
  * @param keyPrefix put before every key ({@code key-prefix}, default {@value #DEFAULT_PREFIX})
@@ -36,8 +47,8 @@ import dev.idempotency.spi.support.ConfigLookup;
  *     ({@code allow-eviction}, default {@code false}: such a Redis is refused, {@code IDEMP0831})
  */
 public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> user, Optional<String> password,
-        boolean tls, Duration timeout, String keyPrefix, OptionalInt database, int waitReplicas, Duration waitTimeout,
-        boolean allowEviction) {
+        boolean tls, Optional<Path> trustCertificates, Duration timeout, String keyPrefix, OptionalInt database,
+        int waitReplicas, Duration waitTimeout, boolean allowEviction) {
 
     static final String PREFIX = "idempotency.redis.";
     static final String URI_KEY = PREFIX + "uri";
@@ -45,6 +56,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     static final String USER = PREFIX + "user";
     static final String PASSWORD = PREFIX + "password";
     static final String TLS = PREFIX + "tls";
+    static final String TRUST_CERTIFICATES = PREFIX + "trust-certificates";
     static final String TIMEOUT = PREFIX + "timeout";
     static final String KEY_PREFIX = PREFIX + "key-prefix";
     static final String DATABASE = PREFIX + "database";
@@ -81,7 +93,8 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     @Override
     public String toString() {
         return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", user=" + user.orElse("-") + ", password="
-                + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", timeout=" + timeout + ", keyPrefix='"
+                 + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", trustCertificates="
+                + trustCertificates.map(Path::toString).orElse("-") + ", timeout=" + timeout + ", keyPrefix='"
                 + keyPrefix + "', database=" + database + ", waitReplicas=" + waitReplicas + ", waitTimeout="
                 + waitTimeout + ", allowEviction=" + allowEviction + "]";
     }
@@ -116,6 +129,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         if (secure > 0 && !tls) {
             throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), uriValue));
         }
+        Optional<Path> trustCertificates = value(config, TRUST_CERTIFICATES).map(file -> trusted(file, tls));
         Optional<String> user = value(config, USER);
         Optional<String> password = config.get(PASSWORD).filter(p -> !p.isEmpty());
         if (user.isPresent() && password.isEmpty()) {
@@ -149,8 +163,28 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         }
         Duration waitTimeout = duration(config, WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, true);
         boolean allowEviction = value(config, ALLOW_EVICTION).map(v -> bool(ALLOW_EVICTION, v)).orElse(false);
-        return new RedisSettings(List.copyOf(nodes), cluster, user, password, tls, timeout, prefix, database,
-                waitReplicas, waitTimeout, allowEviction);
+        return new RedisSettings(List.copyOf(nodes), cluster, user, password, tls, trustCertificates, timeout, prefix,
+                database, waitReplicas, waitTimeout, allowEviction);
+    }
+
+    /** @return the file, once it is known to hold at least one X.509 certificate in PEM */
+    private static Path trusted(String file, boolean tls) {
+        if (!tls) {
+            throw new IdempotencyDefinitionException(RedisMessages.trustWithoutTls(TRUST_CERTIFICATES, file, TLS));
+        }
+        Path path = Path.of(file);
+        int count;
+        try (InputStream in = Files.newInputStream(path)) {
+            count = CertificateFactory.getInstance("X.509").generateCertificates(in).size();
+        } catch (IOException | CertificateException | RuntimeException e) {
+            throw new IdempotencyDefinitionException(RedisMessages.badTrustCertificates(TRUST_CERTIFICATES, file,
+                    e.getClass().getSimpleName() + ": " + e.getMessage()));
+        }
+        if (count == 0) {
+            throw new IdempotencyDefinitionException(RedisMessages.badTrustCertificates(TRUST_CERTIFICATES, file,
+                    "it holds no certificate"));
+        }
+        return path.toAbsolutePath();
     }
 
     private static Optional<String> value(ConfigLookup config, String key) {

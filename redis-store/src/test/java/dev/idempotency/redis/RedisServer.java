@@ -45,13 +45,16 @@ public final class RedisServer implements AutoCloseable {
     public final int port;
     public final Path dir;
     private final List<String> extra;
+    /** The CA that signed a TLS server's certificate, which redis-cli trusts; null for plain TCP. */
+    private final Path tlsAuthority;
     private Process process;
 
-    private RedisServer(String name, int port, List<String> extra) {
+    private RedisServer(String name, int port, List<String> extra, Path tlsAuthority) {
         this.name = name;
         this.port = port;
         this.dir = WORK.resolve(name).toAbsolutePath();
         this.extra = extra;
+        this.tlsAuthority = tlsAuthority;
     }
 
     /**
@@ -61,7 +64,26 @@ public final class RedisServer implements AutoCloseable {
      * @return the started server, answering PING
      */
     public static RedisServer start(String name, int port, String... extra) throws Exception {
-        RedisServer server = new RedisServer(name, port, List.of(extra));
+        return start(new RedisServer(name, port, List.of(extra), null));
+    }
+
+    /**
+     * A server that speaks TLS only, on the port (no plain TCP port).
+     *
+     * @param name the folder under target/redis
+     * @param port a loopback port of 7300-7399
+     * @param certificates the test certificates
+     * @param certificate which server certificate it serves ({@link TestCertificates#serverOptions})
+     * @return the started server, answering PING over TLS
+     */
+    public static RedisServer startTls(String name, int port, TestCertificates certificates, String certificate)
+            throws Exception {
+        List<String> options = new ArrayList<>(certificates.serverOptions(certificate));
+        options.addAll(List.of("--tls-port", String.valueOf(port)));
+        return start(new RedisServer(name, port, options, certificates.authority()));
+    }
+
+    private static RedisServer start(RedisServer server) throws Exception {
         // a new server starts empty: what an earlier run left (a replica's synced dump.rdb, an
         // append-only file) would be loaded
         Files.deleteIfExists(server.dir.resolve("dump.rdb"));
@@ -99,7 +121,8 @@ public final class RedisServer implements AutoCloseable {
         if (!keepClusterState) {
             Files.deleteIfExists(dir.resolve("nodes.conf"));
         }
-        List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port", String.valueOf(port),
+        List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--port",
+                tlsAuthority == null ? String.valueOf(port) : "0",
                 "--bind", "127.0.0.1", "--protected-mode", "yes", "--save", "", "--appendonly", "no",
                 "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString(),
                 "--requirepass", ADMIN_PASSWORD, "--masterauth", ADMIN_PASSWORD, "--user", USER));
@@ -172,7 +195,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** @return the URI the store uses */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return (tlsAuthority == null ? "redis://" : "rediss://") + "127.0.0.1:" + port;
     }
 
     /** @return settings for the store's ACL user on this server, with more settings */
@@ -194,6 +217,9 @@ public final class RedisServer implements AutoCloseable {
         try {
             List<String> command = new ArrayList<>(List.of(CLI.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port),
                     "--no-auth-warning", "-a", ADMIN_PASSWORD));
+            if (tlsAuthority != null) {
+                command.addAll(List.of("--tls", "--cacert", tlsAuthority.toString()));
+            }
             command.addAll(List.of(args));
             Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();

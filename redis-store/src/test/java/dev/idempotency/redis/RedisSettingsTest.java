@@ -3,11 +3,14 @@ package dev.idempotency.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
@@ -140,6 +143,30 @@ class RedisSettingsTest {
                 "idempotency.redis.tls='false'");
         assertRefused(Map.of("idempotency.redis.uri", "rediss://r1,redis://r2"), "IDEMP0811",
                 "idempotency.redis.uri='rediss://r1,redis://r2'");
+    }
+
+    @Test
+    void certificatesToTrustAreAPemFileCheckedAtDeploymentAndOnlyWithTls(@TempDir Path dir) throws Exception {
+        TestCertificates certificates = TestCertificates.create(dir);
+        String ca = certificates.authority().toString();
+
+        RedisSettings settings = load(Map.of("idempotency.redis.uri", "rediss://r1", "idempotency.redis.trust-certificates",
+                ca));
+        assertThat(settings.trustCertificates()).contains(certificates.authority());
+        assertThat(load(Map.of("idempotency.redis.uri", "rediss://r1")).trustCertificates())
+                .as("without it, the JVM's trust store").isEmpty();
+
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1", "idempotency.redis.trust-certificates", ca),
+                "IDEMP0813", "idempotency.redis.trust-certificates='" + ca + "'");
+        Path missing = dir.resolve("missing.pem");
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", missing.toString()),
+                "IDEMP0814", "idempotency.redis.trust-certificates='" + missing + "'");
+        Path key = dir.resolve("ca.key");
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", key.toString()),
+                "IDEMP0814", "idempotency.redis.trust-certificates='" + key + "'");
+        Path empty = Files.writeString(dir.resolve("empty.pem"), "");
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", empty.toString()),
+                "IDEMP0814", "idempotency.redis.trust-certificates='" + empty + "'");
     }
 
     @Test

@@ -1,0 +1,106 @@
+package dev.idempotency.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
+
+/**
+ * TLS to a real Redis that speaks nothing else: the store trusts only what it is told to (or the
+ * JVM's trust store), checks that the certificate names the host it dialled, and a server it
+ * cannot trust gets no command at all: every call fails closed with a coded store failure and
+ * nothing is written.
+ */
+class RedisTlsTest {
+
+    private static TestCertificates certificates;
+    /** Its certificate names 127.0.0.1, signed by the test CA. */
+    private static RedisServer server;
+    /** Its certificate, signed by the same CA, names elsewhere.test only. */
+    private static RedisServer elsewhere;
+    private RedisConnection connection;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        certificates = TestCertificates.create(Path.of("target/redis/tls"));
+        server = RedisServer.startTls("tls", 7306, certificates, "server");
+        elsewhere = RedisServer.startTls("tls-elsewhere", 7307, certificates, "elsewhere");
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        for (RedisServer running : new RedisServer[] {server, elsewhere}) {
+            if (running != null) {
+                running.stop();
+            }
+        }
+    }
+
+    @AfterEach
+    void close() {
+        if (connection != null) {
+            connection.close();
+        }
+    }
+
+    private IdempotencyStore store(Map<String, String> settings) {
+        Map<String, String> values = new java.util.HashMap<>(settings);
+        values.put("idempotency.redis.timeout", "PT1S");
+        connection = new RedisConnection(RedisSettings.load(key -> Optional.ofNullable(values.get(key))));
+        return new RedisIdempotencyStore(connection);
+    }
+
+    @Test
+    void withItsCaTrustedTheStoreClaimsOverTls() {
+        IdempotencyStore store = store(server.settings("idempotency.redis.trust-certificates",
+                certificates.authority().toString()));
+
+        assertThat(server.uri()).startsWith("rediss://");
+        assertThat(store.claim("tls-key", "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(server.cli("EXISTS", "idem:tls-key")).isEqualTo("1");
+    }
+
+    @Test
+    void aServerSignedByACaItWasNotToldToTrustGetsNoCommand() {
+        IdempotencyStore store = store(server.settings("idempotency.redis.trust-certificates",
+                certificates.otherAuthority().toString()));
+
+        assertThatThrownBy(() -> store.claim("untrusted-key", "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825")
+                .hasMessageContaining(server.uri()).hasMessageContaining("caused by")
+                .hasMessageContaining("unable to find valid certification path");
+        assertThat(server.cli("EXISTS", "idem:untrusted-key")).isEqualTo("0");
+    }
+
+    @Test
+    void withoutTrustCertificatesTheJvmsTrustStoreDecidesAndDoesNotKnowTheTestCa() {
+        IdempotencyStore store = store(server.settings());
+
+        assertThatThrownBy(() -> store.claim("jvm-trust-key", "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825");
+        assertThat(server.cli("EXISTS", "idem:jvm-trust-key")).isEqualTo("0");
+    }
+
+    @Test
+    void aTrustedCertificateForAnotherHostIsRefused() {
+        IdempotencyStore store = store(elsewhere.settings("idempotency.redis.trust-certificates",
+                certificates.authority().toString()));
+
+        assertThatThrownBy(() -> store.claim("elsewhere-key", "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825")
+                .hasMessageContaining("caused by").hasMessageContaining("No subject alternative names matching IP address 127.0.0.1");
+        assertThat(elsewhere.cli("EXISTS", "idem:elsewhere-key")).isEqualTo("0");
+    }
+}
