@@ -93,7 +93,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     @Override
     public String toString() {
         return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", user=" + user.orElse("-") + ", password="
-                 + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", trustCertificates="
+                + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", trustCertificates="
                 + trustCertificates.map(Path::toString).orElse("-") + ", timeout=" + timeout + ", keyPrefix='"
                 + keyPrefix + "', database=" + database + ", waitReplicas=" + waitReplicas + ", waitTimeout="
                 + waitTimeout + ", allowEviction=" + allowEviction + "]";

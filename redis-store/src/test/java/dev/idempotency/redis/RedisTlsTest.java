@@ -77,20 +77,15 @@ class RedisTlsTest {
         IdempotencyStore store = store(server.settings("idempotency.redis.trust-certificates",
                 certificates.otherAuthority().toString()));
 
-        assertThatThrownBy(() -> store.claim("untrusted-key", "fp", Duration.ofMinutes(1)))
-                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825")
-                .hasMessageContaining(server.uri()).hasMessageContaining("caused by")
-                .hasMessageContaining("unable to find valid certification path");
-        assertThat(server.cli("EXISTS", "idem:untrusted-key")).isEqualTo("0");
+        claimFailsClosedWithNothingWritten(store, server, "untrusted-key", server.uri(), "caused by",
+                "unable to find valid certification path");
     }
 
     @Test
     void withoutTrustCertificatesTheJvmsTrustStoreDecidesAndDoesNotKnowTheTestCa() {
         IdempotencyStore store = store(server.settings());
 
-        assertThatThrownBy(() -> store.claim("jvm-trust-key", "fp", Duration.ofMinutes(1)))
-                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825");
-        assertThat(server.cli("EXISTS", "idem:jvm-trust-key")).isEqualTo("0");
+        claimFailsClosedWithNothingWritten(store, server, "jvm-trust-key");
     }
 
     @Test
@@ -98,9 +93,18 @@ class RedisTlsTest {
         IdempotencyStore store = store(elsewhere.settings("idempotency.redis.trust-certificates",
                 certificates.authority().toString()));
 
-        assertThatThrownBy(() -> store.claim("elsewhere-key", "fp", Duration.ofMinutes(1)))
-                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825")
-                .hasMessageContaining("caused by").hasMessageContaining("No subject alternative names matching IP address 127.0.0.1");
-        assertThat(elsewhere.cli("EXISTS", "idem:elsewhere-key")).isEqualTo("0");
+        claimFailsClosedWithNothingWritten(store, elsewhere, "elsewhere-key", "caused by",
+                "No subject alternative names matching IP address 127.0.0.1");
+    }
+
+    /** A claim fails with the store's coded connect failure, naming each text, and the server holds no record. */
+    private static void claimFailsClosedWithNothingWritten(IdempotencyStore store, RedisServer on, String key,
+            String... named) {
+        var failure = assertThatThrownBy(() -> store.claim(key, "fp", Duration.ofMinutes(1)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0825");
+        for (String text : named) {
+            failure.hasMessageContaining(text);
+        }
+        assertThat(on.cli("EXISTS", "idem:" + key)).isEqualTo("0");
     }
 }
