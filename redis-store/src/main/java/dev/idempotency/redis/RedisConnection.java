@@ -333,7 +333,7 @@ public class RedisConnection {
         Duration commandTimeout = settings.waitReplicas() > 0 ? settings.timeout().plus(settings.waitTimeout())
                 : settings.timeout();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
-        SslOptions ssl = sslOptions(settings);
+        SslOptions ssl = RedisTls.options(settings.trustCertificates(), settings.timeout());
         if (settings.cluster()) {
             RedisClusterClient cluster = resources == null ? RedisClusterClient.create(uris)
                     : RedisClusterClient.create(resources, uris);
@@ -361,13 +361,6 @@ public class RedisConnection {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .build());
         return single;
-    }
-
-    /** @return the JDK's TLS with the configured certificates to trust, or the JVM's default trust */
-    private static SslOptions sslOptions(RedisSettings settings) {
-        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
-        settings.trustCertificates().ifPresent(file -> ssl.trustManager(file.toFile()));
-        return ssl.build();
     }
 
     private static RedisURI uri(RedisSettings.Node node, RedisSettings settings) {

@@ -9,6 +9,9 @@ import java.time.Duration;
  */
 final class RedisMessages {
 
+    /** How deep a cause chain is followed: a cycle (a cause set to an earlier one) must not hang a message. */
+    private static final int MAX_CAUSES = 16;
+
     private RedisMessages() {
     }
 
@@ -110,14 +113,18 @@ final class RedisMessages {
     }
 
     static String cannotConnect(String where, Throwable cause) {
-        Throwable root = cause;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
         // the root names what went wrong below the client's "unable to connect": a refused port, a
         // TLS handshake (an untrusted certificate, another host's), an authentication
-        return "IDEMP0825: the Redis store cannot connect to " + where + ": " + describe(cause)
-                + (root == cause ? "" : ", caused by " + describe(root));
+        return "IDEMP0825: the Redis store cannot connect to " + where + ": " + describeWithCause(cause);
+    }
+
+    /** @return the failure's class and message and, when it has causes, its root cause's */
+    static String describeWithCause(Throwable failure) {
+        Throwable root = failure;
+        for (int depth = 0; depth < MAX_CAUSES && root.getCause() != null; depth++) {
+            root = root.getCause();
+        }
+        return describe(failure) + (root == failure ? "" : ", caused by " + describe(root));
     }
 
     private static String describe(Throwable failure) {

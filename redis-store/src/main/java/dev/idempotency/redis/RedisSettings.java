@@ -1,13 +1,10 @@
 package dev.idempotency.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -32,8 +29,9 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param tls whether to connect with TLS ({@code tls}, or {@code rediss://} URIs)
  * @param trustCertificates a PEM file of the certificates to trust, a CA's or the servers' own
  *     ({@code trust-certificates}, with TLS only); without it the JVM's default trust store (on an
- *     application server, the server's). The file is parsed here, at deployment, to check it, and
- *     read again by the client when it connects. The server's certificate must name the host of
+ *     application server, the server's). A relative path is resolved here, against the working
+ *     directory. The file is read here, at deployment, the way the client reads it (PEM only), and
+ *     again at every connect, so a renewed file is used from the next connection on. The server's certificate must name the host of
  *     its URI in any case (host name verification is always on)
  * @param timeout how long any call may take before it fails ({@code timeout}, default
  *     {@value #DEFAULT_TIMEOUT}); also the connect timeout
@@ -167,24 +165,20 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
                 database, waitReplicas, waitTimeout, allowEviction);
     }
 
-    /** @return the file, once it is known to hold at least one X.509 certificate in PEM */
+    /** @return the file, absolute, once the client's own TLS set-up has read it */
     private static Path trusted(String file, boolean tls) {
         if (!tls) {
             throw new IdempotencyDefinitionException(RedisMessages.trustWithoutTls(TRUST_CERTIFICATES, file, TLS));
         }
-        Path path = Path.of(file);
-        int count;
-        try (InputStream in = Files.newInputStream(path)) {
-            count = CertificateFactory.getInstance("X.509").generateCertificates(in).size();
-        } catch (IOException | CertificateException | RuntimeException e) {
+        try {
+            // resolved once, against the server's working directory, so a later change of it cannot move the file
+            Path path = Path.of(file).toAbsolutePath().normalize();
+            RedisTls.check(path);
+            return path;
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
             throw new IdempotencyDefinitionException(RedisMessages.badTrustCertificates(TRUST_CERTIFICATES, file,
-                    e.getClass().getSimpleName() + ": " + e.getMessage()));
+                    RedisMessages.describeWithCause(e)));
         }
-        if (count == 0) {
-            throw new IdempotencyDefinitionException(RedisMessages.badTrustCertificates(TRUST_CERTIFICATES, file,
-                    "it holds no certificate"));
-        }
-        return path.toAbsolutePath();
     }
 
     private static Optional<String> value(ConfigLookup config, String key) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -167,6 +168,34 @@ class RedisSettingsTest {
         Path empty = Files.writeString(dir.resolve("empty.pem"), "");
         assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", empty.toString()),
                 "IDEMP0814", "idempotency.redis.trust-certificates='" + empty + "'");
+    }
+
+    @Test
+    void aFileTheClientCouldNotReadIsRefusedAtDeploymentNotAtTheFirstConnect(@TempDir Path dir) throws Exception {
+        TestCertificates certificates = TestCertificates.create(dir);
+        // the same certificate in DER: the JDK reads it, the client (Netty, PEM only) does not
+        Path der = dir.resolve("ca.der");
+        try (var in = Files.newInputStream(certificates.authority())) {
+            Files.write(der, CertificateFactory.getInstance("X.509").generateCertificate(in).getEncoded());
+        }
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", der.toString()),
+                "IDEMP0814", "idempotency.redis.trust-certificates='" + der + "'");
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", dir.toString()),
+                "IDEMP0814", "idempotency.redis.trust-certificates='" + dir + "'");
+        assertRefused(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates", "ca\0.pem"),
+                "IDEMP0814", "idempotency.redis.trust-certificates='ca\0.pem'");
+    }
+
+    @Test
+    void aRelativeTrustFileIsResolvedAgainstTheWorkingDirectoryOnce(@TempDir Path dir) throws Exception {
+        TestCertificates certificates = TestCertificates.create(dir);
+        Path relative = Path.of("").toAbsolutePath().relativize(certificates.authority());
+
+        RedisSettings settings = load(Map.of("idempotency.redis.tls", "true", "idempotency.redis.trust-certificates",
+                relative.toString()));
+
+        assertThat(relative.isAbsolute()).isFalse();
+        assertThat(settings.trustCertificates()).contains(certificates.authority().toAbsolutePath());
     }
 
     @Test

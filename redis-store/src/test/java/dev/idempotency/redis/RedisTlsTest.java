@@ -3,7 +3,12 @@ package dev.idempotency.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -95,6 +100,45 @@ class RedisTlsTest {
 
         claimFailsClosedWithNothingWritten(store, elsewhere, "elsewhere-key", "caused by",
                 "No subject alternative names matching IP address 127.0.0.1");
+    }
+
+    @Test
+    void aTrustFileGoneAfterDeploymentFailsEachConnectCodedAndIsReadAgainOnceBack() throws Exception {
+        Path trust = Files.copy(certificates.authority(), certificates.dir.resolve("renewed-ca.crt"),
+                StandardCopyOption.REPLACE_EXISTING);
+        IdempotencyStore store = store(server.settings("idempotency.redis.trust-certificates", trust.toString()));
+        Files.delete(trust);
+
+        claimFailsClosedWithNothingWritten(store, server, "trust-file-key", "caused by", "NoSuchFileException",
+                trust.toString());
+
+        Files.copy(certificates.authority(), trust);
+        assertThat(store.claim("trust-file-key", "fp", Duration.ofMinutes(1))).as("the file is read at every connect")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aServerThatNeverAnswersTheHandshakeIsLetGoWithinTheTimeout() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            IdempotencyStore store = store(Map.of("idempotency.redis.uri", "rediss://127.0.0.1:" + silent.getLocalPort(),
+                    "idempotency.redis.trust-certificates", certificates.authority().toString()));
+
+            // the connect step's timeout (IDEMP0821) or the handshake's (IDEMP0825), whichever ends first
+            assertThatThrownBy(() -> store.claim("silent-key", "fp", Duration.ofMinutes(1)))
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageMatching("IDEMP082[15]: .*");
+
+            silent.setSoTimeout(5_000);
+            try (Socket accepted = silent.accept()) {
+                // the client's hello, then nothing until it gives up and closes: read() ends with -1. The
+                // connect step's timeout cancels the attempt (about 1.2 s after the claim began); the
+                // handshake's own timeout is the store's timeout too, not Lettuce's default of 10 s
+                accepted.setSoTimeout(5_000);
+                byte[] buffer = new byte[4096];
+                while (accepted.getInputStream().read(buffer) >= 0) {
+                    // the hello's bytes
+                }
+            }
+        }
     }
 
     /** A claim fails with the store's coded connect failure, naming each text, and the server holds no record. */
