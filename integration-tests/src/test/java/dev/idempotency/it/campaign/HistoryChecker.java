@@ -54,6 +54,8 @@ final class HistoryChecker {
 
     private static final Pattern PAYMENT_ID = Pattern.compile("\"id\"\\s*:\\s*\"([^\"]+)\"");
     private static final int EXAMPLES = 5;
+    /** How many of a key's first and of its last attempts a timeline shows. */
+    private static final int TIMELINE_ENDS = 3;
     /** How long after a fault healed a break it caused may still show (a failed commit's answer, say). */
     static final Duration WINDOW_MARGIN = Duration.ofSeconds(5);
 
@@ -76,6 +78,21 @@ final class HistoryChecker {
                 }
             });
             return violations;
+        }
+
+        /**
+         * @return per rule broken only within its documented window, a line with a few of the keys and
+         *     their timelines: a window that is used is still read, to see what happened
+         */
+        List<String> inWindowExamples() {
+            List<String> lines = new ArrayList<>();
+            inWindows.forEach((rule, keys) -> {
+                if (!keys.isEmpty()) {
+                    lines.add(rule + " in its documented window: " + keys.size() + " keys, e.g. "
+                            + keys.subList(0, Math.min(EXAMPLES, keys.size())));
+                }
+            });
+            return lines;
         }
 
         /**
@@ -208,7 +225,13 @@ final class HistoryChecker {
      */
     private static String timeline(List<Operation.Attempt> attempts, List<Nemesis.Injected> faults, long origin) {
         StringBuilder line = new StringBuilder("attempts");
-        for (Operation.Attempt attempt : attempts) {
+        for (int i = 0; i < attempts.size(); i++) {
+            // a key retried through a long outage has hundreds of attempts: its first and last ones tell the story
+            if (i == TIMELINE_ENDS && attempts.size() > 2 * TIMELINE_ENDS) {
+                line.append(" [").append(attempts.size() - 2 * TIMELINE_ENDS).append(" more]");
+                i = attempts.size() - TIMELINE_ENDS;
+            }
+            Operation.Attempt attempt = attempts.get(i);
             line.append(String.format(Locale.ROOT, " [node %d %s..%s: %s]", attempt.node(), seconds(attempt.startNanos(), origin),
                     seconds(attempt.endNanos(), origin), label(attempt)));
         }

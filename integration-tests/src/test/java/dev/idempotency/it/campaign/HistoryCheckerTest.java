@@ -102,6 +102,25 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aKeyInItsWindowIsPrintedWithItsTimelineItsFirstAndLastAttemptsOnly() {
+        Operation retried = op("k1", "o-1", null);
+        retried.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
+        for (int second = 20; second < 40; second++) {
+            retried.add(answer(second, 410, false, null));
+        }
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(retried), Map.of(),
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), FAULTS);
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.inWindowExamples()).singleElement().asString()
+                .startsWith("LOST_WITHOUT_ROW in its documented window: 1 keys, e.g. [k1 (order o-1): no row; attempts"
+                        + " [node 0 0.0s..2.0s: no answer] [node 0 10.5s..11.0s: 410 response-lost]")
+                .contains("[node 0 11.5s..12.0s: 410 response-lost] [15 more] [node 0 27.5s..28.0s: 410 response-lost]")
+                .endsWith("[node 0 29.5s..30.0s: 410 response-lost], faults near them [" + KILL + " 1.0s..3.0s]]");
+    }
+
+    @Test
     void aReuseLeftOpenIsInTheWindowWhenTheKeysFirstBodyMetTheFault() {
         Operation first = op("k1", "o-1", null);
         first.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
