@@ -77,6 +77,11 @@ public final class ChildProcess implements AutoCloseable {
         return log;
     }
 
+    /** @return whether it is still running */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** @throws AssertionError when it has exited (naming its exit code and log) */
     public void assertAlive() {
         if (!process.isAlive()) {

@@ -339,6 +339,35 @@ public final class InfinispanServer implements AutoCloseable {
         return rest("GET", "/rest/v2/container/health", null);
     }
 
+    /** @return whether the server's process is still running (not stopped, killed or crashed) */
+    public boolean isRunning() {
+        return process.isAlive();
+    }
+
+    /**
+     * Removes every cache but the server's own (named {@code ___...}, such as the schemas): the
+     * server then holds no record and no cache definition, as a new one would, for a test that
+     * shares it with earlier ones.
+     *
+     * @throws IOException when the server does not answer or refuses
+     */
+    public void removeCaches() throws IOException {
+        String listed = rest("GET", "/rest/v2/caches", null);
+        if (!listed.startsWith("200 ")) {
+            throw new IOException("listing the caches of " + identity[0] + " failed: " + listed);
+        }
+        java.util.regex.Matcher name = java.util.regex.Pattern.compile("\"([^\"]+)\"").matcher(listed);
+        while (name.find()) {
+            if (!name.group(1).startsWith("___")) {
+                String removed = rest("DELETE", "/rest/v2/caches/" + java.net.URLEncoder.encode(name.group(1),
+                        java.nio.charset.StandardCharsets.UTF_8), null);
+                if (!removed.startsWith("200") && !removed.startsWith("204") && !removed.startsWith("404")) {
+                    throw new IOException("removing the cache " + name.group(1) + " failed: " + removed);
+                }
+            }
+        }
+    }
+
     /**
      * Kills the node at once (SIGKILL), as a crash would.
      *

@@ -28,10 +28,10 @@ import dev.idempotency.it.support.PaymentsDatabase;
 public interface OutageUnderLoadChecks {
 
     // a short pass in every build; the figures in the docs come from the long one (Campaign)
-    Duration LOAD = Campaign.seconds(30, 60);
-    Duration BEFORE_OUTAGE = Campaign.seconds(8, 20);
-    Duration OUTAGE = Campaign.seconds(10, 15);
-    Duration AFTER_RETURN = Campaign.seconds(10, 20);
+    Duration LOAD = Campaign.seconds(20, 60);
+    Duration BEFORE_OUTAGE = Campaign.seconds(5, 20);
+    Duration OUTAGE = Campaign.seconds(6, 15);
+    Duration AFTER_RETURN = Campaign.seconds(7, 20);
     Duration GRACE = Duration.ofSeconds(2);
     int IN_FLIGHT = 8;
 

@@ -35,9 +35,9 @@ import dev.idempotency.it.support.PostgreSqlDataSource;
 @RunAsClient
 class TieredStoreOutageIT {
 
-    static final Duration BEFORE_OUTAGE = Campaign.seconds(6, 10);
-    static final Duration OUTAGE = Campaign.seconds(8, 12);
-    static final Duration AFTER_RETURN = Campaign.seconds(8, 12);
+    static final Duration BEFORE_OUTAGE = Campaign.seconds(4, 10);
+    static final Duration OUTAGE = Campaign.seconds(6, 12);
+    static final Duration AFTER_RETURN = Campaign.seconds(6, 12);
     static final Duration GRACE = Duration.ofSeconds(2);
 
     @ArquillianResource

@@ -9,8 +9,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import dev.idempotency.infinispan.InfinispanServer;
 
 /**
- * A real Infinispan server for one test class, started before Arquillian deploys (declare this
- * extension first) and stopped, by PID, after the class.
+ * A real Infinispan server for the test classes that declare this extension, started before
+ * Arquillian deploys (declare this extension first). One server serves every such class of a
+ * test run (a server's start is some 6 s, twice that on CI): before each class it is emptied of
+ * every cache and record ({@link InfinispanServer#removeCaches()}), so that the class finds it as
+ * a new one; a class that left it stopped gets a new one. It is stopped, by PID, when the test
+ * JVM ends ({@link dev.idempotency.testing.ChildProcess}'s reaper).
  */
 public final class InfinispanForTests implements BeforeAllCallback, AfterAllCallback {
 
@@ -18,14 +22,17 @@ public final class InfinispanForTests implements BeforeAllCallback, AfterAllCall
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        server = InfinispanServer.single("it-" + context.getRequiredTestClass().getSimpleName(),
-                InfinispanServer.freeJGroupsPort());
+        if (server != null && server.isRunning()) {
+            server.removeCaches();
+        } else {
+            server = InfinispanServer.single("it-shared", InfinispanServer.freeJGroupsPort());
+        }
     }
 
+    /** Keeps the server running for the next class; one a class stopped is started anew by the next. */
     @Override
-    public void afterAll(ExtensionContext context) throws Exception {
-        if (server != null) {
-            server.close();
+    public void afterAll(ExtensionContext context) {
+        if (server != null && !server.isRunning()) {
             server = null;
         }
     }
