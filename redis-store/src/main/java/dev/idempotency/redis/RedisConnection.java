@@ -68,6 +68,8 @@ public class RedisConnection {
     private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(30);
     /** Lettuce's reconnect attempts, from 10 ms apart to at most this: a Redis that is back is used again soon. */
     private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+    /** The waited writes' failures read a cluster's topology again at most this often. */
+    private static final Duration MIN_TOPOLOGY_REFRESH = Duration.ofMillis(500);
 
     @Inject
     @IdempotencyRedisClient
@@ -221,8 +223,9 @@ public class RedisConnection {
             if (!own && client.getOptions().isAutoReconnect()) {
                 LOG.warning(RedisMessages.atLeastOnceClient(RedisSettings.WAIT_REPLICAS));
             }
-            lanes = new RedisWaitLanes(laneOpener(own ? ownWaitClient : client, own ? uri(current.nodes().get(0),
-                    current) : null), current.timeout());
+            AbstractRedisClient waitClient = own ? ownWaitClient : client;
+            lanes = new RedisWaitLanes(laneOpener(waitClient, own ? uri(current.nodes().get(0), current) : null),
+                    topologyRefresher(waitClient), current.timeout());
         }
         String where = own ? current.where() : "the application's client";
         LOG.info(RedisMessages.connected(where, opened.isCluster(), RedisScript.values().length));
@@ -279,6 +282,31 @@ public class RedisConnection {
             };
         }
         return () -> single.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture();
+    }
+
+    /**
+     * @return for a cluster client, what has it read the topology again after a waited write failed,
+     *     at most once per {@link #MIN_TOPOLOGY_REFRESH}: the waited writes go over node connections,
+     *     which follow no redirect and trigger none of Lettuce's adaptive refreshes, so after a
+     *     failover they kept routing to the old master until the periodic refresh (17 s late once).
+     *     For a single node, nothing.
+     */
+    private static Runnable topologyRefresher(AbstractRedisClient client) {
+        if (!(client instanceof RedisClusterClient cluster)) {
+            return () -> {
+            };
+        }
+        AtomicLong last = new AtomicLong(System.nanoTime() - MIN_TOPOLOGY_REFRESH.toNanos());
+        return () -> {
+            long now = System.nanoTime();
+            long before = last.get();
+            if (now - before >= MIN_TOPOLOGY_REFRESH.toNanos() && last.compareAndSet(before, now)) {
+                cluster.refreshPartitionsAsync().exceptionally(unread -> {
+                    LOG.log(Level.FINE, "reading the Redis Cluster topology again failed", unread);
+                    return null;
+                });
+            }
+        };
     }
 
     private static RedisLink open(AbstractRedisClient client, RedisURI uri, RedisSettings current) {

@@ -34,6 +34,7 @@ final class RedisWaitLanes implements AutoCloseable {
     static final int SIZE = 8;
 
     private final Supplier<CompletableFuture<? extends StatefulConnection<byte[], byte[]>>> opener;
+    private final Runnable failed;
     private final Duration timeout;
     private final Semaphore permits = new Semaphore(SIZE, true);
     private final ConcurrentLinkedDeque<Lane> idle = new ConcurrentLinkedDeque<>();
@@ -41,10 +42,14 @@ final class RedisWaitLanes implements AutoCloseable {
 
     /**
      * @param opener opens one more connection: a single node's or a cluster's
+     * @param failed told of every call that failed on its connection: on a cluster, it has the
+     *     topology read again (a failover moves slots, and these connections follow no redirect)
      * @param timeout how long a call may wait for a free connection, and to open one
      */
-    RedisWaitLanes(Supplier<CompletableFuture<? extends StatefulConnection<byte[], byte[]>>> opener, Duration timeout) {
+    RedisWaitLanes(Supplier<CompletableFuture<? extends StatefulConnection<byte[], byte[]>>> opener, Runnable failed,
+            Duration timeout) {
         this.opener = opener;
+        this.failed = failed;
         this.timeout = timeout;
     }
 
@@ -85,7 +90,8 @@ final class RedisWaitLanes implements AutoCloseable {
 
     /**
      * @param lane a connection {@link #borrow} gave
-     * @param healthy whether every command of the call was answered: else it is closed
+     * @param healthy whether every command of the call was answered: else it is closed, and the
+     *     failure told ({@code failed})
      */
     void giveBack(Lane lane, boolean healthy) {
         try {
@@ -96,6 +102,9 @@ final class RedisWaitLanes implements AutoCloseable {
                 }
             } else {
                 lane.close();
+                if (!healthy) {
+                    failed.run();
+                }
             }
         } finally {
             permits.release();

@@ -123,6 +123,27 @@ public final class RedisCluster implements AutoCloseable {
         });
     }
 
+    /**
+     * @param node a master
+     * @param candidates the keys to try, by number, until one fits
+     * @param storedAs what is put before a key where it is stored (the store's prefix, or "")
+     * @return the first candidate whose stored key lives in a slot the node serves
+     */
+    public static String keyServedBy(RedisServer node, java.util.function.IntFunction<String> candidates, String storedAs) {
+        String mine = node.cli("CLUSTER", "NODES").lines().filter(line -> line.contains("myself")).findFirst()
+                .orElseThrow();
+        String[] range = mine.substring(mine.lastIndexOf(' ') + 1).split("-");
+        int first = Integer.parseInt(range[0]);
+        int last = Integer.parseInt(range[1]);
+        for (int i = 0;; i++) {
+            String key = candidates.apply(i);
+            int slot = io.lettuce.core.cluster.SlotHash.getSlot(storedAs + key);
+            if (slot >= first && slot <= last) {
+                return key;
+            }
+        }
+    }
+
     /** Runs redis-cli as the admin in cluster mode (following redirects), from the first node. */
     public String cli(String... args) {
         List<String> command = new ArrayList<>(List.of("-c"));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
-import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +18,7 @@ class RedisClusterPartitionTest {
     void aMasterCutOffLosesItsSlotsToItsReplicaAndComesBackAsItsReplicaWithoutWhatItTookAlone() throws Exception {
         try (RedisCluster cluster = RedisCluster.partitionable("partition", 7371)) {
             RedisServer master = cluster.masters().get(0);
-            String key = keyServedBy(master);
+            String key = RedisCluster.keyServedBy(master, i -> "partition-" + i, "");
 
             cluster.isolate(master);
 
@@ -36,21 +35,6 @@ class RedisClusterPartitionTest {
 
             assertThat(master.cli("ROLE")).as("back as the new master's replica").startsWith("slave");
             assertThat(cluster.cli("EXISTS", key)).as("what it took alone, lost at the merge").isEqualTo("0");
-        }
-    }
-
-    private static String keyServedBy(RedisServer master) {
-        String slots = master.cli("CLUSTER", "NODES").lines().filter(line -> line.contains("myself")).findFirst()
-                .orElseThrow();
-        String[] range = slots.substring(slots.lastIndexOf(' ') + 1).split("-");
-        int first = Integer.parseInt(range[0]);
-        int last = Integer.parseInt(range[1]);
-        for (int i = 0;; i++) {
-            String key = "partition-" + i;
-            int slot = SlotHash.getSlot(key);
-            if (slot >= first && slot <= last) {
-                return key;
-            }
         }
     }
 }
