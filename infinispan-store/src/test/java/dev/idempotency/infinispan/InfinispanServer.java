@@ -272,6 +272,9 @@ public final class InfinispanServer implements AutoCloseable {
      */
     public String rest(String method, String path, String body, String... headers) throws IOException {
         HttpURLConnection connection = (HttpURLConnection) new URL("http://127.0.0.1:" + port + path).openConnection();
+        // bounded: a server that is alive but stuck must fail the call, not hang the test
+        connection.setConnectTimeout(10_000);
+        connection.setReadTimeout(30_000);
         connection.setRequestMethod(method);
         connection.setRequestProperty("Authorization", "Basic " + java.util.Base64.getEncoder()
                 .encodeToString((USER + ":" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
@@ -345,9 +348,9 @@ public final class InfinispanServer implements AutoCloseable {
     }
 
     /**
-     * Removes every cache but the server's own (named {@code ___...}, such as the schemas): the
-     * server then holds no record and no cache definition, as a new one would, for a test that
-     * shares it with earlier ones.
+     * Removes every cache but the server's own (named {@code ___...}): the server then holds no
+     * record and no cache definition, for a test that shares it with earlier ones. The registered
+     * schemas stay (the library registers the same one again, and keeps a newer one).
      *
      * @throws IOException when the server does not answer or refuses
      */

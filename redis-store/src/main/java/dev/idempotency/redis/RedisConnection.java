@@ -301,10 +301,15 @@ public class RedisConnection {
             long now = System.nanoTime();
             long before = last.get();
             if (now - before >= MIN_TOPOLOGY_REFRESH.toNanos() && last.compareAndSet(before, now)) {
-                cluster.refreshPartitionsAsync().exceptionally(unread -> {
-                    LOG.log(Level.FINE, "reading the Redis Cluster topology again failed", unread);
-                    return null;
-                });
+                try {
+                    cluster.refreshPartitionsAsync().exceptionally(unread -> {
+                        LOG.log(Level.FINE, "reading the Redis Cluster topology again failed", unread);
+                        return null;
+                    });
+                } catch (RuntimeException notStarted) {
+                    // a client shutting down: the waited write's own failure is what the caller must see
+                    LOG.log(Level.FINE, "reading the Redis Cluster topology again failed", notStarted);
+                }
             }
         };
     }

@@ -172,7 +172,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         }
         try {
             // resolved once, against the server's working directory, so a later change of it cannot move the file
-            Path path = Path.of(file).toAbsolutePath().normalize();
+            Path path = Path.of(file).toAbsolutePath(); // not normalized: "link/.." is the OS's to resolve
             RedisTls.check(path);
             return path;
         } catch (IOException | GeneralSecurityException | RuntimeException e) {

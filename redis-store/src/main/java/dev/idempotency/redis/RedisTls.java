@@ -12,8 +12,9 @@ import io.lettuce.core.SslOptions;
 /**
  * The TLS of the store's own clients: the JDK's provider; the certificates to trust from
  * {@code trust-certificates}, read again at every connect (a renewed file is used from the next
- * connection on), else the JVM's default trust; and a handshake that ends within the timeout
- * (Lettuce's own default is 10 s).
+ * connection on), else the JVM's default trust; and a TLS handshake that ends within the
+ * timeout (Lettuce's own default is 10 s; its connection handshake, which the URI's timeout
+ * bounds, already ended it as soon, so this only keeps the two in step).
  */
 final class RedisTls {
 

@@ -129,9 +129,9 @@ class RedisTlsTest {
 
             silent.setSoTimeout(5_000);
             try (Socket accepted = silent.accept()) {
-                // the client's hello, then nothing until it gives up and closes: read() ends with -1. The
-                // connect step's timeout cancels the attempt (about 1.2 s after the claim began); the
-                // handshake's own timeout is the store's timeout too, not Lettuce's default of 10 s
+                // the client's hello, then nothing until it gives up and closes: read() ends with -1.
+                // Lettuce's connection handshake, bounded by the URI's timeout (the store's), closes it
+                // about 1.2 s after the claim began; the TLS handshake's own timeout is the store's too
                 accepted.setSoTimeout(5_000);
                 byte[] buffer = new byte[4096];
                 while (accepted.getInputStream().read(buffer) >= 0) {

@@ -1,5 +1,6 @@
 package dev.idempotency.it.support;
 
+import java.io.IOException;
 import java.util.Properties;
 
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -13,7 +14,7 @@ import dev.idempotency.infinispan.InfinispanServer;
  * Arquillian deploys (declare this extension first). One server serves every such class of a
  * test run (a server's start is some 6 s, twice that on CI): before each class it is emptied of
  * every cache and record ({@link InfinispanServer#removeCaches()}), so that the class finds it as
- * a new one; a class that left it stopped gets a new one. It is stopped, by PID, when the test
+ * a new one; a class that left it stopped, or a server that cannot be emptied, gets a new one. It is stopped, by PID, when the test
  * JVM ends ({@link dev.idempotency.testing.ChildProcess}'s reaper).
  */
 public final class InfinispanForTests implements BeforeAllCallback, AfterAllCallback {
@@ -23,10 +24,16 @@ public final class InfinispanForTests implements BeforeAllCallback, AfterAllCall
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         if (server != null && server.isRunning()) {
-            server.removeCaches();
-        } else {
-            server = InfinispanServer.single("it-shared", InfinispanServer.freeJGroupsPort());
+            try {
+                server.removeCaches();
+                return;
+            } catch (IOException stuck) {
+                // a server that cannot be emptied is not shared on: this class gets a new one
+                System.err.println("the shared Infinispan server could not be emptied, starting a new one: " + stuck);
+                server.close();
+            }
         }
+        server = InfinispanServer.single("it-shared", InfinispanServer.freeJGroupsPort());
     }
 
     /** Keeps the server running for the next class; one a class stopped is started anew by the next. */
