@@ -1,6 +1,12 @@
 package dev.idempotency.it.campaign;
 
+import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -17,6 +23,9 @@ final class CampaignNode implements AutoCloseable {
 
     static final String KILL = "kill -9 node";
     static final String FREEZE = "SIGSTOP node past its lease";
+
+    /** How often a node is started before its restart counts as failed. */
+    static final int MAX_STARTS = 3;
 
     private final String name;
     private final WebArchive[] apps;
@@ -52,16 +61,51 @@ final class CampaignNode implements AutoCloseable {
     }
 
     /**
-     * Starts the node and waits until it is ready.
+     * Starts the node and waits until it is ready with every application deployed. A node started
+     * while PostgreSQL is down (the nemesis killed it during a node's restart) deploys without the
+     * applications whose persistence unit needs the database at deployment (EclipseLink on Payara:
+     * {@code JPADeployer} fails), and would answer {@code 404} for them to the end: it is started
+     * again, as an orchestrator whose readiness check asks every application would.
      *
-     * @throws Exception when it does not start
+     * @throws Exception when it does not start, or not with every application in {@value #MAX_STARTS} starts
      */
     synchronized void start() throws Exception {
         if (closed) {
             throw new IllegalStateException(name + " is closed: not started again");
         }
-        server = PayaraMicroProcess.start(name + "-" + ++starts, List.of(), port, apps);
-        serving = true;
+        for (int attempt = 1;; attempt++) {
+            server = PayaraMicroProcess.start(name + "-" + ++starts, List.of(), port, apps);
+            List<String> missing = undeployed();
+            if (missing.isEmpty()) {
+                serving = true;
+                return;
+            }
+            server.close();
+            server = null;
+            if (attempt == MAX_STARTS) {
+                throw new IllegalStateException(name + " started " + MAX_STARTS + " times without " + missing);
+            }
+            System.out.println("campaign: " + name + " started without " + missing + ", starting it again");
+        }
+    }
+
+    /** @return the context roots of the applications that do not answer (not deployed) */
+    private List<String> undeployed() throws InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        List<String> missing = new ArrayList<>();
+        for (WebArchive app : apps) {
+            String root = app.getName().replaceFirst("\\.war$", "");
+            HttpRequest executions = HttpRequest.newBuilder(base(root).resolve("api/payments/executions"))
+                    .timeout(Duration.ofSeconds(10)).GET().build();
+            try {
+                if (client.send(executions, HttpResponse.BodyHandlers.discarding()).statusCode() == 404) {
+                    missing.add(root);
+                }
+            } catch (IOException unanswered) {
+                missing.add(root);
+            }
+        }
+        return missing;
     }
 
     /**
