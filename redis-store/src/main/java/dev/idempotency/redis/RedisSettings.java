@@ -31,8 +31,8 @@ import dev.idempotency.spi.support.ConfigLookup;
  *     ({@code trust-certificates}, with TLS only); without it the JVM's default trust store (on an
  *     application server, the server's). A relative path is resolved here, against the working
  *     directory. The file is read here, at deployment, the way the client reads it (PEM only), and
- *     again at every connect, so a renewed file is used from the next connection on. The server's certificate must name the host of
- *     its URI in any case (host name verification is always on)
+ *     again at every connect, so a renewed file is used from the next connection on. The server's
+ *     certificate must name the host of its URI in any case (host name verification is always on)
  * @param timeout how long any call may take before it fails ({@code timeout}, default
  *     {@value #DEFAULT_TIMEOUT}); also the connect timeout
  * @param keyPrefix put before every key ({@code key-prefix}, default {@value #DEFAULT_PREFIX})

@@ -184,37 +184,19 @@ class FaultCampaignIT {
 
             long startedAt = System.nanoTime();
             Future<?> injecting = nemesis.start(QUIET, LOAD.minus(QUIET));
-            // a thread per store: the common pool may have fewer, and a store left waiting would send nothing
-            ExecutorService perStoreThreads = Executors.newFixedThreadPool(clients.size());
             try {
                 // every store's clients work until the nemesis has healed its last fault
-                List<Future<?>> working = clients.stream()
-                        .<Future<?>>map(perStore -> perStoreThreads.submit(() -> work(perStore, injecting))).toList();
-                for (Future<?> store : working) {
-                    store.get(LOAD.toMinutes() + 15, TimeUnit.MINUTES);
-                }
+                eachStoreAtOnce(clients, Duration.ofMinutes(LOAD.toMinutes() + 15), perStore -> work(perStore, injecting));
             } finally {
-                perStoreThreads.shutdownNow();
                 nemesis.stop();
                 // the nemesis heals what it broke before it ends (a node it killed is started
                 // again), also when the clients failed, before the nodes and servers are closed
                 Nemesis.await(injecting, Duration.ofMinutes(5));
             }
             long faultsEndedAt = System.nanoTime();
-            // every store's final reads at once, a thread each: a key one store holds locked must not make the others wait
-            ExecutorService resolving = Executors.newFixedThreadPool(clients.size());
-            try {
-                List<Future<?>> reads = clients.stream()
-                        .<Future<?>>map(perStore -> resolving.submit(() -> {
-                            perStore.resolve(CLIENTS_PER_STORE, FINAL_READS);
-                            return null;
-                        })).toList();
-                for (Future<?> store : reads) {
-                    store.get(FINAL_READS.toSeconds() + 60, TimeUnit.SECONDS);
-                }
-            } finally {
-                resolving.shutdownNow();
-            }
+            // every store's final reads at once: a key one store holds locked must not make the others wait
+            eachStoreAtOnce(clients, FINAL_READS.plusSeconds(60), perStore -> perStore.resolve(CLIENTS_PER_STORE,
+                    FINAL_READS));
             System.out.printf("fault campaign, seed %d: %.0f s of load and faults %s, %.0f s of final reads%n", seed,
                     (faultsEndedAt - startedAt) / 1e9, nemesis.counts(), (System.nanoTime() - faultsEndedAt) / 1e9);
 
@@ -240,6 +222,30 @@ class FaultCampaignIT {
 
     private static String orderPrefix(CampaignStore store, String run) {
         return "o-" + store.contextRoot() + "-" + run + "-";
+    }
+
+    /** What runs for one store's clients. */
+    private interface PerStore {
+        void run(CampaignClients clients) throws Exception;
+    }
+
+    /**
+     * Runs the action for every store's clients at once, a thread each (the common pool may have
+     * fewer, and a store left waiting would send nothing), and waits for all of them.
+     */
+    private static void eachStoreAtOnce(List<CampaignClients> clients, Duration limit, PerStore action) throws Exception {
+        ExecutorService perStoreThreads = Executors.newFixedThreadPool(clients.size());
+        try {
+            List<Future<?>> running = clients.stream().<Future<?>>map(perStore -> perStoreThreads.submit(() -> {
+                action.run(perStore);
+                return null;
+            })).toList();
+            for (Future<?> store : running) {
+                store.get(limit.toSeconds(), TimeUnit.SECONDS);
+            }
+        } finally {
+            perStoreThreads.shutdownNow();
+        }
     }
 
     private static void work(CampaignClients clients, Future<?> injecting) {

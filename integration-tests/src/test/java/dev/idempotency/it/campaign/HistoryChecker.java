@@ -70,14 +70,7 @@ final class HistoryChecker {
 
         /** @return the broken promises outside the store's windows, with examples */
         List<String> violations() {
-            List<String> violations = new ArrayList<>();
-            broken.forEach((rule, keys) -> {
-                if (!keys.isEmpty()) {
-                    violations.add(rule + " (" + rule.meaning + "): " + keys.size() + " keys, e.g. "
-                            + keys.subList(0, Math.min(EXAMPLES, keys.size())));
-                }
-            });
-            return violations;
+            return examples(broken, rule -> rule + " (" + rule.meaning + ")");
         }
 
         /**
@@ -85,10 +78,16 @@ final class HistoryChecker {
          *     their timelines: a window that is used is still read, to see what happened
          */
         List<String> inWindowExamples() {
+            return examples(inWindows, rule -> rule + " in its documented window");
+        }
+
+        /** @return per rule that some key broke, a line: its label, how many keys, the first few */
+        private static List<String> examples(Map<Rule, List<String>> perRule,
+                java.util.function.Function<Rule, String> label) {
             List<String> lines = new ArrayList<>();
-            inWindows.forEach((rule, keys) -> {
+            perRule.forEach((rule, keys) -> {
                 if (!keys.isEmpty()) {
-                    lines.add(rule + " in its documented window: " + keys.size() + " keys, e.g. "
+                    lines.add(label.apply(rule) + ": " + keys.size() + " keys, e.g. "
                             + keys.subList(0, Math.min(EXAMPLES, keys.size())));
                 }
             });

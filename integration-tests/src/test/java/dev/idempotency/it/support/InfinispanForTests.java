@@ -3,7 +3,6 @@ package dev.idempotency.it.support;
 import java.io.IOException;
 import java.util.Properties;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -14,10 +13,10 @@ import dev.idempotency.infinispan.InfinispanServer;
  * Arquillian deploys (declare this extension first). One server serves every such class of a
  * test run (a server's start is some 6 s, twice that on CI): before each class it is emptied of
  * every cache and record ({@link InfinispanServer#removeCaches()}), so that the class finds it as
- * a new one; a class that left it stopped, or a server that cannot be emptied, gets a new one. It is stopped, by PID, when the test
- * JVM ends ({@link dev.idempotency.testing.ChildProcess}'s reaper).
+ * a new one; a class that left it stopped, or a server that cannot be emptied, gets a new one. It
+ * is stopped, by PID, when the test JVM ends ({@link dev.idempotency.testing.ChildProcess}'s reaper).
  */
-public final class InfinispanForTests implements BeforeAllCallback, AfterAllCallback {
+public final class InfinispanForTests implements BeforeAllCallback {
 
     private static InfinispanServer server;
 
@@ -34,14 +33,6 @@ public final class InfinispanForTests implements BeforeAllCallback, AfterAllCall
             }
         }
         server = InfinispanServer.single("it-shared", InfinispanServer.freeJGroupsPort());
-    }
-
-    /** Keeps the server running for the next class; one a class stopped is started anew by the next. */
-    @Override
-    public void afterAll(ExtensionContext context) {
-        if (server != null && !server.isRunning()) {
-            server = null;
-        }
     }
 
     /**
