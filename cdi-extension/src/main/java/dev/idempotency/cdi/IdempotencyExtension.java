@@ -77,6 +77,7 @@ public class IdempotencyExtension implements Extension {
     private volatile LibrarySettings settings;
     private volatile PolicyResolver resolver;
     private volatile boolean metricsCounted;
+    private volatile boolean telemetryReported;
     private final boolean jwtApiPresent = ScopeChecks.jwtApiPresent();
     /** The first tenant-scoped method found, for the message when its tenant source cannot be had. */
     private volatile String firstTenantScoped;
@@ -95,6 +96,10 @@ public class IdempotencyExtension implements Extension {
         metricsCounted = settings.metricsEnabled() && EventListeners.metricsApiPresent();
         if (metricsCounted) {
             event.addAnnotatedType(MicroProfileMetricsCounters.class, MicroProfileMetricsCounters.class.getName());
+        }
+        telemetryReported = settings.telemetryEnabled() && EventListeners.telemetryApiPresent();
+        if (telemetryReported) {
+            event.addAnnotatedType(OpenTelemetryOutcomes.class, OpenTelemetryOutcomes.class.getName());
         }
     }
 
@@ -262,6 +267,11 @@ public class IdempotencyExtension implements Extension {
         return metricsCounted;
     }
 
+    /** @return whether outcomes are reported through OpenTelemetry ({@link OpenTelemetryOutcomes} is a bean) */
+    public boolean telemetryReported() {
+        return telemetryReported;
+    }
+
     /** @return the validated library settings */
     public LibrarySettings settings() {
         return settings;
@@ -293,6 +303,21 @@ public class IdempotencyExtension implements Extension {
      */
     public Set<BeanMethod> resourceMethods() {
         return Set.copyOf(resourceMethods);
+    }
+
+    /**
+     * @return the policy of every {@code @Idempotent} method known so far, HTTP and non-HTTP, by its
+     *     endpoint identity; of methods sharing a name ({@code sharedName}), the first in the order of
+     *     their classes and methods
+     */
+    public Map<String, IdempotencyPolicy> policiesByEndpoint() {
+        Map<String, IdempotencyPolicy> byName = new java.util.TreeMap<>();
+        Map<BeanMethod, IdempotencyPolicy> all = new java.util.TreeMap<>(
+                java.util.Comparator.comparing((BeanMethod m) -> m.beanClass().getName()).thenComparing(m -> m.method().toString()));
+        all.putAll(policies);
+        plans.forEach((method, plan) -> plan.ifPresent(p -> all.putIfAbsent(method, p.policy())));
+        all.values().forEach(policy -> byName.putIfAbsent(policy.endpoint(), policy));
+        return byName;
     }
 
     /**

@@ -3,14 +3,20 @@ package dev.idempotency.cdi;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.InProgressWaits;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.HttpOperation;
@@ -20,10 +26,12 @@ import dev.idempotency.config.ResourceMethods;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.internal.Lazy;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.lookup.RecordLookup;
 import dev.idempotency.spi.IdempotencyScopeResolver;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.ReplayCache;
+import dev.idempotency.store.TimedStore;
 import dev.idempotency.tokens.TokenRegistry;
 
 /**
@@ -49,17 +57,28 @@ public class IdempotencyRuntime {
     private final TransactionBinding transactionBinding = new TransactionBinding(transactions);
     private final Lazy<ReplayCache> replayCache = new Lazy<>(() -> store.keepsRecordsInThisJvm() ? ReplayCache.off()
             : new ReplayCache(settings().replayCacheMaxBytes(), settings().replayCacheTtl(), System::nanoTime));
+    /** The OpenTelemetry reporter, resolved once, at the first use after the deployment. */
+    private final Lazy<Optional<OpenTelemetryOutcomes>> telemetry = new Lazy<>(() -> extension.telemetryReported()
+            ? EventListeners.telemetry(beanManager) : Optional.empty());
     private final Lazy<EventPublisher> outcomeEvents = new Lazy<>(
-            () -> EventListeners.resolve(beanManager, extension.metricsCounted()));
-    private final Lazy<TokenRegistry> tokens = new Lazy<>(() -> new TokenRegistry(store, settings().tokenTtl(),
+            () -> EventListeners.resolve(beanManager, extension.metricsCounted(), telemetry.get()));
+    /** The selected store, timed where OpenTelemetry reports its latency. */
+    private final Lazy<IdempotencyStore> observedStore = new Lazy<>(() -> telemetry.get()
+            .<IdempotencyStore>map(reporter -> new TimedStore(store, reporter.storeTimings(settings().slowStoreThreshold())))
+            .orElse(store));
+    private final Lazy<TokenRegistry> tokens = new Lazy<>(() -> new TokenRegistry(store(), settings().tokenTtl(),
             settings().tokensPerPrincipal(), settings().anonymousTokens()));
 
     private final Lazy<TenantLookup> tenants = new Lazy<>(this::chooseTenantLookup);
     private final Lazy<InProgressWaits> waits = new Lazy<>(() -> new InProgressWaits(settings().maxWaiting()));
+    private final ReleaseRetries releaseRetries = new ReleaseRetries();
 
-    /** @return the selected store (a client proxy) */
+    /**
+     * @return the selected store (a client proxy), timed where OpenTelemetry is present (decided at
+     *     the first use)
+     */
     public IdempotencyStore store() {
-        return store;
+        return observedStore.get();
     }
 
     /** @return the guard that ties claims to the caller's JTA transaction */
@@ -91,6 +110,25 @@ public class IdempotencyRuntime {
     /** @return where duplicates of a request or call in flight wait for its outcome, on this node */
     public InProgressWaits waits() {
         return waits.get();
+    }
+
+    /** @return where a release that the store failed is tried again, in the background */
+    public ReleaseRetries releaseRetries() {
+        return releaseRetries;
+    }
+
+    /**
+     * The application stops: failed releases are no longer tried again, before any bean (the store)
+     * is destroyed; only where this runtime exists already.
+     */
+    void stopRetries(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class) Object event) {
+        releaseRetries.close();
+    }
+
+    /** The same, where no such event came (a container that fires none): closing twice does nothing. */
+    @PreDestroy
+    void stop() {
+        releaseRetries.close();
     }
 
     /** @return the server-issued tokens, kept in the selected store */
@@ -133,6 +171,15 @@ public class IdempotencyRuntime {
         return TenantLookup.resolver(request -> {
             throw new IdempotencyDefinitionException(message);
         });
+    }
+
+    /**
+     * @return the support look-up over the selected store and every {@code @Idempotent} endpoint known
+     *     now (called per support request: support questions are rare, and endpoints of resources that
+     *     are no beans become known as JAX-RS starts)
+     */
+    public RecordLookup recordLookup() {
+        return new RecordLookup(store(), extension.policiesByEndpoint());
     }
 
     /** @return the library settings */

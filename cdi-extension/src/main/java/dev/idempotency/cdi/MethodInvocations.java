@@ -19,6 +19,7 @@ import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopeRequests;
 import dev.idempotency.claim.ScopedKey;
@@ -65,6 +66,7 @@ public class MethodInvocations {
     private TransactionBinding binding;
     private TenantLookup tenants;
     private InProgressWaits waits;
+    private ReleaseRetries retries;
 
     @jakarta.annotation.PostConstruct
     void resolveOnce() {
@@ -74,6 +76,7 @@ public class MethodInvocations {
         binding = runtime.transactionBinding();
         tenants = runtime.tenants();
         waits = runtime.waits();
+        retries = runtime.releaseRetries();
     }
 
     @PreDestroy
@@ -126,7 +129,7 @@ public class MethodInvocations {
                 return refuse(plan, refusal);
             }
         }
-        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, waits, false);
+        OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, waits, retries, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result = binding.run(owned, context::proceed);
         return switch (plan.result().kind()) {
@@ -150,7 +153,8 @@ public class MethodInvocations {
      */
     private IdempotencyException refusalOfToken(MethodPlan plan, Principal caller, String token, String key, String owner) {
         try {
-            if (tokens.admit(caller, token, () -> OwnedClaim.giveBack(runtime.store(), plan.policy(), key, owner, waits))) {
+            if (tokens.admit(caller, token, () -> OwnedClaim.giveBack(runtime.store(), plan.policy(), key, owner, waits,
+                    retries, () -> { }))) {
                 return null;
             }
         } catch (RuntimeException e) {

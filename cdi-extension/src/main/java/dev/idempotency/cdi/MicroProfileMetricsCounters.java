@@ -3,7 +3,6 @@ package dev.idempotency.cdi;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.Consumer;
 
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -24,7 +23,7 @@ import dev.idempotency.IdempotencyOutcome;
  * missing); the library runs unchanged without it. The registry comes through a field injection
  * point because some servers' producers (Payara's) need one.
  */
-public class MicroProfileMetricsCounters implements Consumer<IdempotencyEvent> {
+public class MicroProfileMetricsCounters implements EventListeners.ConnectedListener {
 
     /** The counter's name. */
     static final String NAME = "idempotency.outcomes";
@@ -46,7 +45,8 @@ public class MicroProfileMetricsCounters implements Consumer<IdempotencyEvent> {
 
 
     /** @return whether the application's registry could be obtained (else nothing is counted) */
-    boolean connect() {
+    @Override
+    public boolean connect() {
         if (registries.isResolvable()) {
             registry = registries.get();
         }

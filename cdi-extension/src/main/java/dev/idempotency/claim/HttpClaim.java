@@ -27,10 +27,11 @@ public final class HttpClaim extends OwnedClaim {
      * @param owner the owner token
      * @param events where the completion and the release are reported
      * @param waits the duplicates waiting on this node, woken when the claim ends
+     * @param retries where a release that the store failed is tried again
      */
     public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
-            String key, String owner, EventPublisher events, InProgressWaits waits) {
-        super(store, policy, key, owner, events, waits, true);
+            String key, String owner, EventPublisher events, InProgressWaits waits, ReleaseRetries retries) {
+        super(store, policy, key, owner, events, waits, retries, true);
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;
     }

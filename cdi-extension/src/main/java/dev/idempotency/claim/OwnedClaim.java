@@ -28,6 +28,7 @@ public class OwnedClaim {
     private final String owner;
     private final EventPublisher events;
     private final InProgressWaits waits;
+    private final ReleaseRetries retries;
     private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile boolean executed;
@@ -39,16 +40,18 @@ public class OwnedClaim {
      * @param owner the owner token
      * @param events where the completion and the release are reported
      * @param waits the duplicates waiting on this node, woken when the claim ends
+     * @param retries where a release that the store failed is tried again
      * @param http whether the claim serves an HTTP request
      */
     public OwnedClaim(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
-            EventPublisher events, InProgressWaits waits, boolean http) {
+            EventPublisher events, InProgressWaits waits, ReleaseRetries retries, boolean http) {
         this.store = store;
         this.policy = policy;
         this.key = key;
         this.owner = owner;
         this.events = events;
         this.waits = waits;
+        this.retries = retries;
         this.http = http;
     }
 
@@ -180,45 +183,40 @@ public class OwnedClaim {
     }
 
     private void releaseInStore() {
-        if (giveBack(store, policy, key, owner, waits)) {
-            events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
+        Runnable released = () -> events.fire(IdempotencyOutcome.RELEASED, policy, key, http);
+        if (giveBack(store, policy, key, owner, waits, retries, released)) {
+            released.run();
         }
     }
 
     /**
-     * Gives a claim back quietly ({@link #releaseQuietly}) and wakes the duplicates waiting on this
-     * node for its key.
+     * Gives a claim back and wakes the duplicates waiting on this node for its key. A store failure
+     * is logged, not thrown (for callers whose answer is decided already), and the release is
+     * then tried again in the background ({@link ReleaseRetries}).
      *
      * @param store where the claim lives
      * @param policy the method's policy
      * @param key the scoped key
      * @param owner the owner token
      * @param waits the duplicates waiting on this node
-     * @return whether the store released it
+     * @param retries where a failed release is tried again
+     * @param releasedLater what to do if a retry releases it
+     * @return whether the store released it now
      */
     public static boolean giveBack(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner,
-            InProgressWaits waits) {
-        boolean released = releaseQuietly(store, policy, key, owner);
+            InProgressWaits waits, ReleaseRetries retries, Runnable releasedLater) {
+        boolean released;
+        try {
+            released = store.release(key, owner);
+        } catch (RuntimeException e) {
+            boolean retried = retries.retry(store, policy, key, owner, () -> {
+                waits.settled(key);
+                releasedLater.run();
+            });
+            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), ScopedKey.forLog(key), retried), e);
+            released = false;
+        }
         waits.settled(key);
         return released;
-    }
-
-    /**
-     * Gives a claim back, logging instead of throwing when the store fails (the claim then lapses
-     * with its lease): for callers whose answer is decided already.
-     *
-     * @param store where the claim lives
-     * @param policy the method's policy
-     * @param key the scoped key
-     * @param owner the owner token
-     * @return whether the store released it
-     */
-    private static boolean releaseQuietly(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner) {
-        try {
-            return store.release(key, owner);
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnRelease(policy.endpoint(), ScopedKey.forLog(key)), e);
-            return false;
-        }
     }
 }

@@ -3,12 +3,14 @@ package dev.idempotency.claim;
 import java.util.function.Function;
 
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * The end of a claim whose method returned a stage that was not complete yet: the outcome is
  * stored once the stage completed and the transaction the method ran in (if any) committed; a
- * rollback releases the key at once, whatever the stage does; a failed stage ends the claim once
- * the transaction ended (released, unless its committed work was marked executed).
+ * rollback releases the key at once, whatever the stage does; a failed stage, or a transaction
+ * whose end cannot be told, ends the claim once both ended (released, unless its work was marked
+ * executed, which it was with the commit).
  */
 public final class StageInTransaction {
 
@@ -17,7 +19,7 @@ public final class StageInTransaction {
     /** Whether the end of a transaction is awaited; known once {@link #awaitTransaction} was called. */
     private boolean awaiting = true;
     /** {@code null} until the transaction ended. */
-    private Boolean committed;
+    private TransactionGuard.End ended;
     private boolean stageEnded;
     private Object value;
     private Throwable failure;
@@ -44,11 +46,11 @@ public final class StageInTransaction {
     /**
      * Called with the end of the method's transaction.
      *
-     * @param committed whether it committed
+     * @param end how it ended
      */
-    public void transactionEnded(boolean committed) {
+    public void transactionEnded(TransactionGuard.End end) {
         synchronized (this) {
-            this.committed = committed;
+            this.ended = end;
         }
         decide();
     }
@@ -69,23 +71,24 @@ public final class StageInTransaction {
     }
 
     private void decide() {
-        Boolean transaction;
+        TransactionGuard.End transaction;
         boolean awaited;
-        boolean ended;
+        boolean stageDone;
         Object result;
         Throwable failed;
         synchronized (this) {
-            transaction = committed;
+            transaction = ended;
             awaited = awaiting;
-            ended = stageEnded;
+            stageDone = stageEnded;
             result = value;
             failed = failure;
         }
-        if (Boolean.FALSE.equals(transaction)) {
+        if (transaction == TransactionGuard.End.ROLLED_BACK) {
             claim.releaseAfterRollback();
-        } else if (!ended || (awaited && transaction == null)) {
+        } else if (!stageDone || (awaited && transaction == null)) {
             return; // the other end is still to come
-        } else if (failed != null) {
+        } else if (failed != null || transaction == TransactionGuard.End.UNKNOWN) {
+            // a commit that cannot be told stores no outcome: the work's mark is kept, as for a failure
             claim.release();
         } else {
             claim.complete(outcome.apply(result));

@@ -63,7 +63,8 @@ public final class TransactionBinding {
 
     /**
      * Binds the claim to the end of the transaction the work returned in: a rollback releases
-     * it, a commit runs {@code onCommit}. With {@code markNow}, the work is marked executed inside
+     * it, a commit runs {@code onCommit}; an end the transaction manager cannot tell does neither
+     * (the work may have committed: it must never run again). With {@code markNow}, the work is marked executed inside
      * the active transaction now; if the key was taken over, the transaction is marked
      * rollback-only and {@link OwnedClaim#takenOver()} thrown.
      *
@@ -77,11 +78,17 @@ public final class TransactionBinding {
      */
     public boolean bind(OwnedClaim claim, boolean markNow, Runnable onCommit) {
         boolean active = transactions.active();
-        boolean deferred = transactions.whenTransactionEnds(committed -> {
-            if (!committed) {
-                claim.releaseAfterRollback();
-            } else if (onCommit != null) {
-                onCommit.run();
+        boolean deferred = transactions.whenTransactionEnds(end -> {
+            switch (end) {
+                case ROLLED_BACK -> claim.releaseAfterRollback();
+                case COMMITTED -> {
+                    if (onCommit != null) {
+                        onCommit.run();
+                    }
+                }
+                // It may have committed: never released, no outcome stored as committed; the end
+                // of the request or call keeps the work's mark (a retry is told the outcome is lost).
+                case UNKNOWN -> LOG.warning(Messages.transactionOutcomeUnknown(claim.policy().endpoint(), claim.keyForLog()));
             }
         });
         if (deferred && active && markNow && !claim.markExecuted()) {

@@ -42,13 +42,19 @@ import dev.idempotency.spi.support.ConfigLookup;
  *     answers, or {@code ""} for none
  * @param maxWaiting how many duplicates may wait for a request in flight at once on this node
  *     ({@code inProgress = WAIT}); the next ones are answered as in progress at once
+ * @param supportRole the role a caller needs to use the support look-up
+ * @param supportReleaseRole the role a caller needs to release an abandoned claim through the support look-up
+ * @param telemetryEnabled whether outcomes are reported through OpenTelemetry when the server has it
+ * @param slowStoreThreshold a store operation at least this slow is an event on the current span
+ *     (OpenTelemetry); zero: every operation
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
         int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
         boolean anonymousTokens, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
-        String authenticationChallenge, int maxWaiting) {
+        String authenticationChallenge, int maxWaiting, String supportRole, String supportReleaseRole,
+        boolean telemetryEnabled, Duration slowStoreThreshold) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -73,6 +79,10 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String TENANT_JWT_CLAIM = "idempotency.tenant.jwt-claim";
     public static final String AUTHENTICATION_CHALLENGE = "idempotency.authentication-challenge";
     public static final String MAX_WAITING = "idempotency.in-progress.max-waiting";
+    public static final String SUPPORT_ROLE = "idempotency.support.role";
+    public static final String SUPPORT_RELEASE_ROLE = "idempotency.support.release-role";
+    public static final String TELEMETRY_ENABLED = "idempotency.telemetry.enabled";
+    public static final String SLOW_STORE_THRESHOLD = "idempotency.telemetry.slow-store-threshold";
 
     /** Below the smallest request thread pool of the servers tested (WildFly: 16 per core). */
     static final int DEFAULT_MAX_WAITING = 16;
@@ -140,7 +150,11 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.headerName(TENANT_HEADER, "X-Tenant-Id"),
                 reader.claimName(TENANT_JWT_CLAIM, "tenant_id"),
                 reader.challenge(AUTHENTICATION_CHALLENGE),
-                reader.integer(MAX_WAITING, DEFAULT_MAX_WAITING, 1, 100_000));
+                reader.integer(MAX_WAITING, DEFAULT_MAX_WAITING, 1, 100_000),
+                reader.roleName(SUPPORT_ROLE, "idempotency-support"),
+                reader.roleName(SUPPORT_RELEASE_ROLE, "idempotency-operator"),
+                reader.bool(TELEMETRY_ENABLED, true),
+                reader.duration(SLOW_STORE_THRESHOLD, Duration.ofMillis(100)));
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }
@@ -240,12 +254,27 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         }
 
         String claimName(String key, String fallback) {
+            return name(key, fallback, Messages::invalidClaimName);
+        }
+
+        /** A role as {@code isUserInRole} takes it. */
+        String roleName(String key, String fallback) {
+            return name(key, fallback, Messages::invalidRoleName);
+        }
+
+        /** A name of 1 to {@value #MAX_CLAIM_LENGTH} printable US-ASCII characters, no spaces. */
+        private String name(String key, String fallback, NameError error) {
             String value = config.get(key).map(String::trim).orElse(fallback);
             if (value.isEmpty() || value.length() > MAX_CLAIM_LENGTH || !printable(value, false)) {
-                errors.add(Messages.invalidClaimName(key, value, MAX_CLAIM_LENGTH));
+                errors.add(error.message(key, value, MAX_CLAIM_LENGTH));
                 return fallback;
             }
             return value;
+        }
+
+        /** The coded message of a bad name. */
+        private interface NameError {
+            String message(String key, String value, int maxLength);
         }
 
         /** A header value the library sends as it is: printable US-ASCII (spaces inside), no line breaks. */

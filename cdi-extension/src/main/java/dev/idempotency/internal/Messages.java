@@ -120,6 +120,16 @@ public final class Messages {
                 + maxLength + " printable US-ASCII characters, such as Basic realm=\"payments\" or Bearer, or nothing";
     }
 
+    public static String invalidRoleName(String key, String value, int maxLength) {
+        return "IDEMP0130: library setting " + key + "='" + value + "' is not a role name; allowed: 1 to " + maxLength
+                + " printable US-ASCII characters without spaces, such as idempotency-support";
+    }
+
+    public static String supportRelease(String who, String keyHash, String endpoint) {
+        return "IDEMP0323: " + who + " released the abandoned claim " + keyHash + " on " + endpoint
+                + " through the support look-up; the next request with its key runs";
+    }
+
     public static String tenantScopeWithoutSource(String where, String scope, String sourceKey) {
         return "IDEMP0125: " + where + ": scope=" + scope + " needs the tenant of each request, but " + sourceKey
                 + " is not set; allowed: set " + sourceKey + " to HEADER, JWT_CLAIM, HOST or RESOLVER, or choose"
@@ -280,6 +290,11 @@ public final class Messages {
                 + " event; the request's answer is unchanged";
     }
 
+    public static String telemetryUnavailable(String why) {
+        return "IDEMP0324: idempotency outcomes are not reported through OpenTelemetry: " + why
+                + " (set idempotency.telemetry.enabled=false to silence this)";
+    }
+
     public static String metricsUnavailable(String why) {
         return "IDEMP0312: idempotency outcomes are not counted as metrics: " + why
                 + " (set idempotency.metrics.enabled=false to silence this)";
@@ -407,9 +422,40 @@ public final class Messages {
                 + " raise the lease above the slowest execution";
     }
 
-    public static String storeFailedOnRelease(String endpoint, String keyHash) {
+    public static String storeFailedOnRelease(String endpoint, String keyHash, boolean retried) {
         return "IDEMP0404: " + endpoint + ": the idempotency store failed to release the claim for key hash " + keyHash
-                + "; retries get 409 until the lease ends";
+                + (retried ? "; the release is retried in the background until the store answers (logged when it"
+                        + " does); until then retries with the key get 409 (410 once the lease of work marked executed"
+                        + " ran out)"
+                        : "; retries get 409 until the lease ends");
+    }
+
+    public static String transactionOutcomeUnknown(String endpoint, String keyHash) {
+        return "IDEMP0415: " + endpoint + ": the transaction manager cannot tell whether the transaction of the work"
+                + " for key hash " + keyHash + " committed (STATUS_UNKNOWN); the claim is neither released nor completed:"
+                + " the work is never run again with this key, retries get 409 and then 410 response-lost";
+    }
+
+    public static String releasedOnRetry(String endpoint, String keyHash, int attempts, boolean released) {
+        return "IDEMP0411: " + endpoint + ": the idempotency store answered the release of the claim for key hash "
+                + keyHash + " at attempt " + attempts + (released ? ": released, a retry with the key runs again"
+                        : ": the claim was no longer this request's (taken over, or gone), nothing changed");
+    }
+
+    public static String releaseRetriesGaveUp(String endpoint, String keyHash, int attempts) {
+        return "IDEMP0412: " + endpoint + ": the idempotency store did not answer the release of the claim for key hash "
+                + keyHash + " in " + attempts + " attempts, until the record's retention ran out; no more attempts";
+    }
+
+    public static String releaseRetriesFull(String endpoint, String keyHash, int maxPending) {
+        return "IDEMP0413: " + endpoint + ": " + maxPending + " failed releases are being retried already; the claim for"
+                + " key hash " + keyHash + " is not: it waits for its lease (or, marked executed, answers 410"
+                + " response-lost until its ttl)";
+    }
+
+    public static String releaseRetriesDropped(int pending) {
+        return "IDEMP0414: the application stops with " + pending + " failed release(s) of claims still being retried;"
+                + " they wait for their lease (or, marked executed, answer 410 response-lost until their ttl)";
     }
 
     public static String inMemoryStoreFull(int maxEntries) {

@@ -53,7 +53,7 @@ public class IdempotencyFeature implements DynamicFeature {
                 runtime.isIntercepted(resourceClass));
         HttpServices services = new HttpServices(runtime.store(), runtime.settings(), runtime.replayCache(),
                 runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()),
-                runtime.tenants(), runtime.waits());
+                runtime.tenants(), runtime.waits(), runtime.releaseRetries());
         context.register(new IdempotencyKeyFilter(services, endpoint), KEY_FILTER_PRIORITY);
         context.register(new OutcomeRecorder(runtime.settings(), endpoint), Map.of(
                 ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,

@@ -31,6 +31,19 @@ public enum IdempotencyProblem {
     AUTHENTICATION_REQUIRED(401, "Unauthorized", "authentication-required", "Authentication required"),
     /** 403: the token endpoint issues tokens to authenticated callers only ({@code idempotency.tokens.anonymous}). */
     ANONYMOUS_TOKEN_REQUEST(403, "Forbidden", "anonymous-token-request", "Idempotency tokens require authentication"),
+    /**
+     * 400: a support look-up that points at no record: no JSON object, an unknown endpoint, no key,
+     * no tenant where keys are scoped by tenant.
+     */
+    INVALID_SUPPORT_REQUEST(400, "Bad Request", "invalid-support-request", "Invalid idempotency support request"),
+    /** 403: the support look-up, or its release, needs a role the caller does not have. */
+    SUPPORT_ROLE_REQUIRED(403, "Forbidden", "support-role-required", "Idempotency support role required"),
+    /** 404: the support look-up found no record for the key (never claimed, released, or expired). */
+    NO_RECORD(404, "Not Found", "no-record", "No idempotency record for this key"),
+    /** 409: a support release of a claim whose lease still runs; retry after {@code Retry-After} seconds. */
+    LEASE_RUNNING(409, "Conflict", "lease-running", "The claim's lease has not run out"),
+    /** 409: a support release of a record that is no abandoned claim: its work committed, or it completed. */
+    NOT_RELEASABLE(409, "Conflict", "not-releasable", "The idempotency record cannot be released"),
     /** 409: a request with this key is still running; retry after {@code Retry-After} seconds. */
     REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "A request with this Idempotency-Key is in progress"),
     /** 410: the first request succeeded, but its response was too large to keep; it is not run again. */

@@ -133,6 +133,12 @@ public interface IdempotencyStore {
      * transaction around the work rolled back after all; it never does so once that transaction
      * committed.
      *
+     * <p>When a release throws, the library calls it again in the background, from a thread of its
+     * own (no request, no CDI context, no transaction), with growing pauses, until the store
+     * answers or the record's retention ran out: for stores that do not
+     * {@link #joinsCallerTransaction join the caller's transaction} only, whose marks would
+     * otherwise stay behind work that rolled back. Such a store's release must work from any thread.
+     *
      * @return {@code true} if the caller owned the claim (in progress, whatever its lease, or
      *     executed) and it is gone; {@code false} if it did not own it: nothing changed
      * @throws IdempotencyStoreException when the store cannot answer
@@ -172,4 +178,20 @@ public interface IdempotencyStore {
      * @throws IdempotencyStoreException when the store cannot answer
      */
     Optional<IdempotencyRecord> find(String key);
+
+    /**
+     * Reads a live record with the times the store keeps (when claimed, when the lease ends, when it
+     * expires), for the support look-up ({@code IdempotencySupportResource}); never called on the
+     * request path.
+     *
+     * <p>The default implementation is {@link #find} with every time absent: a store written before
+     * this method existed shows the state and the stored outcome, not the times.
+     *
+     * @param key the scoped, hashed key
+     * @return the record and its times, or empty when there is none or it has expired
+     * @throws IdempotencyStoreException when the store cannot answer
+     */
+    default Optional<RecordDetails> inspect(String key) {
+        return find(key).map(RecordDetails::withoutTimes);
+    }
 }

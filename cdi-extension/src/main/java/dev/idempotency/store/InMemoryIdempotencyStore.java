@@ -1,6 +1,7 @@
 package dev.idempotency.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -16,6 +17,7 @@ import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
@@ -126,7 +128,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             result[0] = new ClaimResult.Acquired(owner, takeover);
             long kept = Math.max(lease.toNanos(), retention.toNanos());
             return replaced(current, new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept,
-                    now + lease.toNanos()));
+                    now + lease.toNanos(), now));
         });
         return result[0];
     }
@@ -135,13 +137,14 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         Objects.requireNonNull(outcome, "outcome");
         return changeIfOwned(key, owner, true, (current, now) ->
-                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos(), 0));
+                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos(), 0,
+                        current.claimedAtNanos));
     }
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return changeIfOwned(key, owner, false, (current, now) -> new Entry(RecordState.EXECUTED, current.fingerprint,
-                owner, null, now + retention.toNanos(), now + lease.toNanos()));
+                owner, null, now + retention.toNanos(), now + lease.toNanos(), current.claimedAtNanos));
     }
 
     @Override
@@ -196,6 +199,24 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         return entry == null || entry.expiredAt(now) ? Optional.empty() : Optional.of(entry.toRecord(key, now));
     }
 
+    /**
+     * The times are this node's: its monotonic clock's distances from now, added to the wall clock
+     * once per call.
+     */
+    @Override
+    public Optional<RecordDetails> inspect(String key) {
+        long now = nanoClock.getAsLong();
+        Instant wallNow = Instant.now();
+        Entry entry = entries.get(key);
+        if (entry == null || entry.expiredAt(now)) {
+            return Optional.empty();
+        }
+        IdempotencyRecord record = entry.toRecord(key, now);
+        boolean leased = record.state() == RecordState.IN_PROGRESS || record.state() == RecordState.EXECUTED;
+        return Optional.of(new RecordDetails(record, wallNow.plusNanos(entry.claimedAtNanos - now),
+                leased ? wallNow.plusNanos(entry.deadlineNanos - now) : null, wallNow.plusNanos(entry.expiresAtNanos - now)));
+    }
+
     /** Removes expired records, at most once a second, or every 100 ms while the store is full. */
     private void sweep(long now, boolean full) {
         long last = lastSweep.get();
@@ -229,17 +250,20 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         final long expiresAtNanos;
         /** IN_PROGRESS: when the lease ends (a takeover by the same request may follow); EXECUTED: when the outcome counts as lost. */
         final long deadlineNanos;
+        /** When the current claim was made (a takeover is a new claim), for the support look-up. */
+        final long claimedAtNanos;
         /** Estimated heap: {@link #OVERHEAD} plus the stored body and headers. */
         final long size;
 
         Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos,
-                long deadlineNanos) {
+                long deadlineNanos, long claimedAtNanos) {
             this.state = state;
             this.fingerprint = fingerprint;
             this.owner = owner;
             this.outcome = outcome;
             this.expiresAtNanos = expiresAtNanos;
             this.deadlineNanos = deadlineNanos;
+            this.claimedAtNanos = claimedAtNanos;
             this.size = OVERHEAD + (outcome == null ? 0 : outcome.bodyLength() + headerChars(outcome));
         }
 

@@ -12,6 +12,7 @@ import dev.idempotency.internal.ThrottledLog;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.support.TransactionGuard;
@@ -141,11 +142,11 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         String frontOwner = Owners.front(owner);
         if (!completed) {
             releaseFront(key, frontOwner);
-        } else if (!transactions.whenTransactionEnds(committed -> {
-            if (committed) {
+        } else if (!transactions.whenTransactionEnds(end -> {
+            if (end == TransactionGuard.End.COMMITTED) {
                 copyToFront(key, frontOwner, outcome, retention);
             } else {
-                releaseFront(key, frontOwner);
+                releaseFront(key, frontOwner); // the back decides: it may not have committed
             }
         })) {
             // No transaction: the back's completion is final already. In one, the back joined it,
@@ -181,6 +182,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             }
         }
         return back.find(key);
+    }
+
+    /** The back's record and times: the back decides every claim, the front only keeps copies. */
+    @Override
+    public Optional<RecordDetails> inspect(String key) {
+        return back.inspect(key);
     }
 
     /** @return whether the front is in use now (it has not failed within the pause) */

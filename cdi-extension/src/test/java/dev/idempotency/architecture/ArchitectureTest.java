@@ -23,13 +23,13 @@ class ArchitectureTest {
 
     /** The packages of the core that are implementation, not API, SPI or supported store support. */
     private static final Pattern IMPLEMENTATION = Pattern.compile(
-            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|tokens|cdi|jaxrs|openapi|store)\\.[A-Za-z]");
+            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|lookup|tokens|cdi|jaxrs|openapi|store)\\.[A-Za-z]");
     /**
      * What no other module's main code may name: the core's implementation packages (not its
      * stores, its JAX-RS and OpenAPI parts that users see, nor spi.support).
      */
     private static final Pattern INTERNALS = Pattern.compile(
-            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|tokens|cdi|jaxrs\\.internal)\\.[A-Za-z]");
+            "\\bdev\\.idempotency\\.(internal|config|claim|invocation|lookup|tokens|cdi|jaxrs\\.internal)\\.[A-Za-z]");
     private static final Pattern LAYERS_ABOVE_THE_STORES = Pattern.compile(
             "\\bdev\\.idempotency\\.(cdi|jaxrs|openapi)\\.[A-Za-z]");
     private static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();

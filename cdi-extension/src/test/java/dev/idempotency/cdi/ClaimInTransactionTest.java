@@ -23,12 +23,14 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.support.TransactionGuard;
@@ -67,6 +69,7 @@ class ClaimInTransactionTest {
     private final RecordingStore store = new RecordingStore(memory);
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     private final IdempotencyPolicy policy;
+    private final ReleaseRetries retries = new ReleaseRetries();
     private TransactionBinding binding;
 
     ClaimInTransactionTest() throws NoSuchMethodException {
@@ -83,13 +86,14 @@ class ClaimInTransactionTest {
     void uninstall() {
         jta.forget();
         FakeJta.uninstall();
+        retries.close();
     }
 
     private OwnedClaim claim() {
         ClaimResult result = store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return new OwnedClaim(store, policy, KEY, ((ClaimResult.Acquired) result).owner(),
-                new EventPublisher(List.of(events::add)), new InProgressWaits(1), false);
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries, false);
     }
 
     /** @return what a retry of the same call meets */
@@ -121,6 +125,60 @@ class ClaimInTransactionTest {
         assertThat(memory.find(KEY)).as("nothing happened: the key is free").isEmpty();
         assertThat(outcomes()).containsExactly(RELEASED);
         assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * The fault campaign's {@code 410} without a payment (stop 33, Redis killed with
+     * {@code appendfsync always}): the mark reached the store, its answer did not, so the work
+     * rolled back; the release after the rollback met the store still down. The key must not stay
+     * marked executed (a {@code 410 response-lost} for every retry until the ttl, for work that
+     * never committed): the release is tried again until the store answers.
+     */
+    @Test
+    void aMarkWhoseAnswerWasLostIsReleasedOnceTheStoreAnswersAgainAfterTheRollback() throws InterruptedException {
+        OwnedClaim claim = claim();
+        jta.begin();
+        store.loseAnswerOfNext("markExecuted");
+
+        assertThatThrownBy(() -> binding.bind(claim, true, null)).isInstanceOf(IdempotencyStoreException.class);
+        assertThat(memory.find(KEY).orElseThrow().state()).as("the mark reached the store").isEqualTo(RecordState.EXECUTED);
+        store.down(true);
+        jta.rollback();
+        assertThat(store.calls("release")).as("tried at the rollback").isPositive();
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+        store.down(false);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!outcomes().contains(RELEASED) && System.nanoTime() < deadline) { // reported once released
+            Thread.sleep(5);
+        }
+        assertThat(memory.find(KEY)).as("the key is free once the store answers: nothing committed").isEmpty();
+        assertThat(outcomes()).as("reported once it was").containsExactly(RELEASED);
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * A commit whose outcome the transaction manager cannot tell ({@code STATUS_UNKNOWN}) may have
+     * committed the work: the key must never run again, so the executed mark stays (retries get
+     * {@code 409}, then {@code 410}), nothing is released and no outcome is stored as committed.
+     */
+    @Test
+    void aTransactionWhoseOutcomeIsUnknownKeepsTheExecutedMarkAndStoresNothing() {
+        OwnedClaim claim = claim();
+        AtomicInteger committed = new AtomicInteger();
+        jta.begin();
+
+        assertThat(binding.bind(claim, true, committed::incrementAndGet)).isTrue();
+        jta.commitWithUnknownOutcome();
+        claim.release(); // the end of the request
+
+        assertThat(store.calls("release")).as("never released: the work may have committed").isZero();
+        assertThat(committed).as("onCommit: the outcome is not known to be committed").hasValue(0);
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+        assertThat(outcomes()).doesNotContain(RELEASED, COMPLETED);
+        elapse(policy.lease());
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT)).as("never a second run")
+                .isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
     }
 
     @Test

@@ -96,6 +96,17 @@ final class FakeJta implements TransactionSynchronizationRegistry {
         end(transaction(), Status.STATUS_ROLLEDBACK);
     }
 
+    /**
+     * Attempts a commit whose outcome the transaction manager cannot tell (a heuristic hazard, a
+     * resource that did not answer): the synchronizations are told {@code STATUS_UNKNOWN}.
+     */
+    void commitWithUnknownOutcome() {
+        Transaction transaction = transaction();
+        transaction.synchronizations.forEach(Synchronization::beforeCompletion);
+        transaction.interposed.forEach(Synchronization::beforeCompletion);
+        end(transaction, Status.STATUS_UNKNOWN);
+    }
+
     /** Registers an effect of the business method, counted only if its transaction commits. */
     void onCommit(Runnable effect) {
         transaction().synchronizations.add(new Synchronization() {

@@ -27,6 +27,7 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.store.DelegatingStore;
 import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.store.RecordingStore;
 
@@ -100,7 +101,7 @@ class InProgressWaitsTest {
     void duplicatesWokenByTheCompletionOnThisNodeGetTheStoredOutcome() throws Exception {
         IdempotencyPolicy policy = policy("place");
         InProgressWaits waits = onlyWokenUp(8);
-        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
+        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, new ReleaseRetries(), true);
         List<CompletableFuture<ClaimResult>> duplicates = List.of(waitFor(waits, policy), waitFor(waits, policy),
                 waitFor(waits, policy));
         awaitWaiting(waits, 3);
@@ -142,7 +143,7 @@ class InProgressWaitsTest {
     void aKeyGivenBackWhileADuplicateWaitsIsClaimedByTheDuplicate() throws Exception {
         IdempotencyPolicy policy = policy("place");
         InProgressWaits waits = onlyWokenUp(8);
-        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
+        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, new ReleaseRetries(), true);
         CompletableFuture<ClaimResult> duplicate = waitFor(waits, policy);
         awaitWaiting(waits, 1);
 
@@ -170,7 +171,7 @@ class InProgressWaitsTest {
     void moreDuplicatesThanTheBoundAreAnsweredAtOnce() throws Exception {
         IdempotencyPolicy policy = policy("place");
         InProgressWaits waits = new InProgressWaits(2);
-        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
+        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, new ReleaseRetries(), true);
         List<CompletableFuture<ClaimResult>> waiting = List.of(waitFor(waits, policy), waitFor(waits, policy));
         awaitWaiting(waits, 2);
         ClaimResult.Existing found = found(policy);
@@ -222,12 +223,12 @@ class InProgressWaitsTest {
     void anEndOfTheClaimBetweenALookAndTheNextSleepIsNotMissed() throws Exception {
         IdempotencyPolicy policy = policy("place");
         InProgressWaits waits = onlyWokenUp(8);
-        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, true);
+        OwnedClaim first = new OwnedClaim(store, policy, KEY, owner(policy), publisher, waits, new ReleaseRetries(), true);
         ClaimResult.Existing found = found(policy);
         // The first look (after a wake-up) reads the claim in progress; right after it, before the
         // duplicate sleeps again, the owner completes.
         CountDownLatch looked = new CountDownLatch(1);
-        IdempotencyStore racing = new IdempotencyStore() {
+        IdempotencyStore racing = new DelegatingStore(memory) {
             @Override
             public Optional<IdempotencyRecord> find(String key) {
                 Optional<IdempotencyRecord> record = memory.find(key);
@@ -236,21 +237,6 @@ class InProgressWaitsTest {
                     first.complete(StoredOutcome.of(201, Map.of(), "paid".getBytes()));
                 }
                 return record;
-            }
-
-            @Override
-            public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
-                return memory.claim(key, fingerprint, lease, retention);
-            }
-
-            @Override
-            public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
-                return memory.complete(key, owner, outcome, retention);
-            }
-
-            @Override
-            public boolean release(String key, String owner) {
-                return memory.release(key, owner);
             }
         };
         CompletableFuture<ClaimResult> duplicate = CompletableFuture.supplyAsync(

@@ -8,7 +8,6 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +26,7 @@ import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.cdi.CurrentHttpClaim;
 import dev.idempotency.config.IdempotencyPolicy;
-import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.config.Policies;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.store.InMemoryIdempotencyStore;
@@ -58,25 +57,23 @@ class OwnedClaimTest {
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     private final IdempotencyPolicy policy = policy("place");
     private final ExecutorService threads = Executors.newFixedThreadPool(2);
+    private final ReleaseRetries retries = new ReleaseRetries();
 
     @AfterEach
     void stopThreads() {
         threads.shutdownNow();
+        retries.close();
     }
 
     private static IdempotencyPolicy policy(String method) {
-        try {
-            return new PolicyResolver(key -> Optional.empty()).resolve(Orders.class, Orders.class.getMethod(method));
-        } catch (NoSuchMethodException e) {
-            throw new IllegalArgumentException(e);
-        }
+        return Policies.unconfigured(Orders.class, method);
     }
 
     private OwnedClaim claim(String key) {
         ClaimResult result = store.claim(key, FINGERPRINT, policy.lease(), policy.ttl());
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return new OwnedClaim(store, policy, key, ((ClaimResult.Acquired) result).owner(),
-                new EventPublisher(List.of(events::add)), new InProgressWaits(1), false);
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries, false);
     }
 
     private List<IdempotencyOutcome> outcomes() {
@@ -222,9 +219,9 @@ class OwnedClaimTest {
 
     @Test
     void aServerErrorResponseReleasesAnHttpClaimUnlessServerErrorsArePinned() {
-        HttpClaim http = new HttpClaim(store, policy, null, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1));
+        HttpClaim http = new HttpClaim(store, policy, null, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
         HttpClaim pinned = new HttpClaim(store, policy("placePinningServerErrors"), null, false, "k-2", "owner",
-                EventPublisher.NONE, new InProgressWaits(1));
+                EventPublisher.NONE, new InProgressWaits(1), retries);
 
         assertThat(http.releasedBy(Response.status(503).build())).isTrue();
         assertThat(http.releasedBy(Response.status(500).entity("failed").build())).isTrue();
@@ -237,7 +234,7 @@ class OwnedClaimTest {
     @Test
     void anHttpClaimIsEnteredOnlyOnceTheInterceptorHandedItToTheMethod() throws Exception {
         Method place = Orders.class.getMethod("place");
-        HttpClaim http = new HttpClaim(store, policy, place, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1));
+        HttpClaim http = new HttpClaim(store, policy, place, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
         CurrentHttpClaim current = new CurrentHttpClaim();
         current.set(http);
 

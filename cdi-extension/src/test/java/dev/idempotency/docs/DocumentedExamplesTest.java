@@ -1426,6 +1426,17 @@ class DocumentedExamplesTest {
         Set<String> demoUsers = new TreeSet<>();
         String demoPort;
 
+        /** @return the body of the library's resource class the declaration extends, or "" */
+        String inheritedResource(String declaration) {
+            Matcher parent = Pattern.compile("^public class \\w+ extends (\\w+)").matcher(declaration);
+            if (!parent.find()) {
+                return "";
+            }
+            return libraryTypes.entrySet().stream().filter(type -> type.getKey().endsWith("." + parent.group(1)))
+                    .map(type -> type.getValue().substring(Math.max(0, type.getValue().indexOf("public abstract class "))))
+                    .map(text -> text.lines().skip(1).reduce("\n", (all, line) -> all + line + "\n")).findFirst().orElse("");
+        }
+
         static Code read(Path root) throws IOException {
             Code code = new Code();
             List<Path> files = files(root);
@@ -1486,7 +1497,9 @@ class DocumentedExamplesTest {
                 String resource = join(base, classPath.group(1));
                 String verb = null;
                 String subPath = null;
-                for (String line : source.substring(declaration).lines().skip(1).map(String::strip).toList()) {
+                // a sample class that opts in to one of the library's resources inherits its methods
+                String body = source.substring(declaration) + inheritedResource(source.substring(declaration));
+                for (String line : body.lines().skip(1).map(String::strip).toList()) {
                     Matcher annotation = Pattern.compile("@(GET|POST|PUT|PATCH|DELETE)\\b").matcher(line);
                     Matcher sub = path.matcher(line);
                     if (annotation.matches()) {
@@ -1503,6 +1516,13 @@ class DocumentedExamplesTest {
                 }
             }
             routes = new Routes(found);
+            // the members the library's support look-up reads from its JSON question
+            libraryTypes.values().forEach(text -> {
+                Matcher member = Pattern.compile("\\(question, \"(\\w+)\"\\)").matcher(text);
+                while (member.find()) {
+                    requestFields.add(member.group(1));
+                }
+            });
             sources.forEach((name, text) -> {
                 if (name.endsWith("Request")) {
                     Matcher field = Pattern.compile("private [\\w<>]+ (\\w+);").matcher(text);

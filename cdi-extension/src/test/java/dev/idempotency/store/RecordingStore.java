@@ -21,6 +21,7 @@ public final class RecordingStore implements IdempotencyStore {
     private final List<String> calls = new CopyOnWriteArrayList<>();
     private volatile boolean down;
     private volatile boolean joinsCallerTransaction;
+    private volatile String loseAnswerOf;
 
     /** @param delegate the store that keeps the records */
     public RecordingStore(IdempotencyStore delegate) {
@@ -30,6 +31,25 @@ public final class RecordingStore implements IdempotencyStore {
     /** @param down whether every call fails from now on, as a store that cannot be reached */
     public void down(boolean down) {
         this.down = down;
+    }
+
+    /**
+     * The next call of an operation reaches the store and changes it, but its answer is lost: it
+     * fails as a call whose connection broke after the server acted on it.
+     *
+     * @param operation {@code claim}, {@code complete}, {@code markExecuted} or {@code release}
+     */
+    public void loseAnswerOfNext(String operation) {
+        this.loseAnswerOf = operation;
+    }
+
+    /** Fails the call if its answer is to be lost (after the store acted on it). */
+    private <T> T answered(String operation, T answer) {
+        if (operation.equals(loseAnswerOf)) {
+            loseAnswerOf = null;
+            throw new IdempotencyStoreException("the connection broke before the answer came (" + operation + ")");
+        }
+        return answer;
     }
 
     /** @param joins whether the store says it joins the caller's transaction */
@@ -60,25 +80,25 @@ public final class RecordingStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         call("claim");
-        return delegate.claim(key, fingerprint, lease, retention);
+        return answered("claim", delegate.claim(key, fingerprint, lease, retention));
     }
 
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         call("complete");
-        return delegate.complete(key, owner, outcome, retention);
+        return answered("complete", delegate.complete(key, owner, outcome, retention));
     }
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         call("markExecuted");
-        return delegate.markExecuted(key, owner, lease, retention);
+        return answered("markExecuted", delegate.markExecuted(key, owner, lease, retention));
     }
 
     @Override
     public boolean release(String key, String owner) {
         call("release");
-        return delegate.release(key, owner);
+        return answered("release", delegate.release(key, owner));
     }
 
     @Override

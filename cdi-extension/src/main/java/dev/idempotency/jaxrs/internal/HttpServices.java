@@ -2,6 +2,7 @@ package dev.idempotency.jaxrs.internal;
 
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.InProgressWaits;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.spi.IdempotencyStore;
@@ -20,8 +21,9 @@ import dev.idempotency.tokens.TokenRegistry;
  * @param claims where an admitted request's claim travels
  * @param tenants where the tenant of a tenant-scoped request comes from
  * @param waits where duplicates of a request in flight wait for its outcome
+ * @param retries where a release that the store failed is tried again
  */
 public record HttpServices(IdempotencyStore store, LibrarySettings settings, ReplayCache replayCache,
         EventPublisher events, TokenRegistry tokens, AdmittedClaims claims, TenantLookup tenants,
-        InProgressWaits waits) {
+        InProgressWaits waits, ReleaseRetries retries) {
 }

@@ -17,6 +17,7 @@ import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.KeySpace;
 import dev.idempotency.claim.OwnedClaim;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.IdempotencyPolicy;
@@ -56,6 +57,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final TokenRegistry tokens;
     private final TenantLookup tenants;
     private final InProgressWaits waits;
+    private final ReleaseRetries retries;
     private final String missingTenant;
     /** The 422 answer's detail: what the fingerprint covers, under the key's name. */
     private final String keyReused;
@@ -81,6 +83,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.tokens = services.tokens();
         this.tenants = services.tenants();
         this.waits = services.waits();
+        this.retries = services.retries();
         this.missingTenant = "This endpoint's idempotency keys are scoped by tenant, and the request names none"
                 + (settings.tenantSource() == TenantSource.HEADER ? " (send one " + settings.tenantHeader() + " header)" : "")
                 + "; nothing was executed.";
@@ -159,7 +162,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 return;
             }
             HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
-                    acquired.owner(), events, waits);
+                    acquired.owner(), events, waits, retries);
             events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
             claims.admit(request, admitted);
             return;
@@ -205,7 +208,8 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private boolean tokenIssued(ContainerRequestContext request, Principal principal, String token, String scopedKey,
             String owner) {
         try {
-            if (tokens.admit(principal, token, () -> OwnedClaim.giveBack(store, policy, scopedKey, owner, waits))) {
+            if (tokens.admit(principal, token,
+                    () -> OwnedClaim.giveBack(store, policy, scopedKey, owner, waits, retries, () -> { }))) {
                 return true;
             }
         } catch (RuntimeException e) {

@@ -21,23 +21,36 @@ public final class TransactionGuard {
 
     private static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
 
+    /** How a transaction ended, as its synchronizations are told. */
+    public enum End {
+        /** it committed */
+        COMMITTED,
+        /** it rolled back: nothing it did happened */
+        ROLLED_BACK,
+        /**
+         * the transaction manager cannot tell ({@code STATUS_UNKNOWN}: a heuristic hazard, a resource
+         * that did not answer the commit): the work may have committed, so it must never run again
+         */
+        UNKNOWN
+    }
+
     private volatile TransactionSynchronizationRegistry registry;
     private volatile boolean absent;
     /** Threads whose look-up failed: threads the application started itself, or a container without transactions. */
     private final ThreadLocal<Boolean> noRegistryOnThisThread = new ThreadLocal<>();
 
     /**
-     * @param onEnd called after the transaction ended, with {@code true} if it committed
+     * @param onEnd called after the transaction ended, with how it ended
      * @return {@code true} if a transaction is on this thread and {@code onEnd} will be (or, for
      *     one whose rollback is already decided, was) called with its end; {@code false} if there
      *     is none, or it committed already (then the caller ends the claim itself)
      */
-    public boolean whenTransactionEnds(Consumer<Boolean> onEnd) {
+    public boolean whenTransactionEnds(Consumer<End> onEnd) {
         TransactionSynchronizationRegistry transactions = registry();
         int status = status(transactions);
         if (rollingBackOrRolledBack(status)) {
             // Rolled back under the method (a transaction timeout's reaper): the work never happened.
-            onEnd.accept(false);
+            onEnd.accept(End.ROLLED_BACK);
             return true;
         }
         // A transaction already marked rollback-only will roll back: it counts as well as an active one.
@@ -52,7 +65,8 @@ public final class TransactionGuard {
 
                 @Override
                 public void afterCompletion(int status) {
-                    onEnd.accept(status == Status.STATUS_COMMITTED);
+                    onEnd.accept(status == Status.STATUS_COMMITTED ? End.COMMITTED
+                            : status == Status.STATUS_ROLLEDBACK ? End.ROLLED_BACK : End.UNKNOWN);
                 }
             });
         } catch (IllegalStateException refused) {
@@ -62,7 +76,7 @@ public final class TransactionGuard {
             // Narayana (WildFly) takes no synchronization on a rollback-only transaction (ARJUNA016083),
             // where Payara's and Liberty's managers do; or it was doomed since the status was read: its
             // end is already decided, a rollback.
-            onEnd.accept(false);
+            onEnd.accept(End.ROLLED_BACK);
         }
         return true;
     }

@@ -49,6 +49,7 @@ import dev.idempotency.cdi.CurrentHttpClaim;
 import dev.idempotency.claim.EventPublisher;
 import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.InProgressWaits;
+import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.PolicyResolver;
@@ -548,7 +549,7 @@ final class FakeRequests {
                         case HEADER -> TenantLookup.header(settings.tenantHeader());
                         case HOST -> TenantLookup.host();
                         default -> TenantLookup.NONE;
-                    }, waits = new InProgressWaits(settings.maxWaiting()));
+                    }, waits = new InProgressWaits(settings.maxWaiting()), new ReleaseRetries());
             return new Server(services, scope, endpoint(method, async, intercepted));
         }
 

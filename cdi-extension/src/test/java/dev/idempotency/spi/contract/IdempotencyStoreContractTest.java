@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
@@ -282,8 +283,9 @@ public abstract class IdempotencyStoreContractTest {
         assertThat(((ClaimResult.Existing) other).record().fingerprint()).isEqualTo("fp-first");
 
         elapse(retention);
-        assertThat(store.claim(key, "fp-other", LONG, LONG)).as("retention over: the key is free")
-                .isInstanceOf(ClaimResult.Acquired.class);
+        ClaimResult free = store.claim(key, "fp-other", LONG, LONG);
+        assertThat(free).as("retention over: the key is free").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) free).takeover()).as("a claim of a free key is no takeover").isFalse();
     }
 
     @Test
@@ -387,6 +389,59 @@ public abstract class IdempotencyStoreContractTest {
     @Test
     void unknownKeysAreNotFound() {
         assertThat(store.find(freshKey())).isEmpty();
+    }
+
+    @Test
+    void anInspectedRecordIsTheOneFindReportsWithTimesInTheirOrder() {
+        String key = freshKey();
+        assertThat(store.inspect(key)).isEmpty();
+        String owner = acquire(key, "fp");
+
+        RecordDetails claimed = store.inspect(key).orElseThrow();
+
+        assertThat(claimed.record()).isEqualTo(store.find(key).orElseThrow());
+        assertThat(claimed.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertTimesInOrder(claimed);
+        if (claimed.claimedAt() != null && claimed.leaseEnds() != null) {
+            assertThat(Duration.between(claimed.claimedAt(), claimed.leaseEnds())).as("the lease given to the claim")
+                    .isBetween(LONG.minusSeconds(1), LONG.plusSeconds(1));
+        }
+
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG.multipliedBy(2))).isTrue();
+        RecordDetails completed = store.inspect(key).orElseThrow();
+
+        assertThat(completed.record()).isEqualTo(store.find(key).orElseThrow());
+        assertThat(completed.record().outcome()).isEqualTo(sampleOutcome());
+        assertThat(completed.leaseEnds()).as("a completed record has no lease").isNull();
+        assertTimesInOrder(completed);
+        if (claimed.claimedAt() != null && completed.claimedAt() != null) {
+            assertThat(completed.claimedAt()).as("completing is no new claim (a store on this node's clock may estimate)")
+                    .isBetween(claimed.claimedAt().minusSeconds(1), claimed.claimedAt().plusSeconds(1));
+        }
+    }
+
+    @Test
+    void anInspectedExecutedRecordShowsWhenItsOutcomeCountsAsLost() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        assertThat(store.markExecuted(key, owner, LONG, LONG.multipliedBy(3))).isTrue();
+
+        RecordDetails executed = store.inspect(key).orElseThrow();
+
+        assertThat(executed.record().state()).isEqualTo(RecordState.EXECUTED);
+        assertTimesInOrder(executed);
+    }
+
+    private static void assertTimesInOrder(RecordDetails details) {
+        if (details.claimedAt() != null && details.leaseEnds() != null) {
+            assertThat(details.leaseEnds()).as("the lease ends after the claim").isAfter(details.claimedAt());
+        }
+        if (details.leaseEnds() != null && details.expiresAt() != null) {
+            assertThat(details.expiresAt()).as("the record outlives its lease").isAfterOrEqualTo(details.leaseEnds());
+        }
+        if (details.claimedAt() != null && details.expiresAt() != null) {
+            assertThat(details.expiresAt()).as("the record expires after its claim").isAfter(details.claimedAt());
+        }
     }
 
     @Test
