@@ -126,6 +126,11 @@ public class IdempotencyRecordEntity {
         return expiresAt;
     }
 
+    /** @return when the current claim was made: the first insert, a takeover or a claim after the retention */
+    LocalDateTime createdAt() {
+        return createdAt;
+    }
+
     Integer outcomeStatus() {
         return outcomeStatus;
     }

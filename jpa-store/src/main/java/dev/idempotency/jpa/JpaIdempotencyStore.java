@@ -12,6 +12,7 @@ import jakarta.inject.Inject;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -85,5 +86,10 @@ public class JpaIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         return records.find(key);
+    }
+
+    @Override
+    public Optional<RecordDetails> inspect(String key) {
+        return records.inspect(key);
     }
 }

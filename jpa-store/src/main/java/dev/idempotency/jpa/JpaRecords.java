@@ -1,12 +1,15 @@
 package dev.idempotency.jpa;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import jakarta.persistence.CacheRetrieveMode;
@@ -18,6 +21,8 @@ import jakarta.persistence.PersistenceException;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordDetails;
+import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -187,7 +192,8 @@ public final class JpaRecords {
         }
         String owner = UUID.randomUUID().toString();
         int taken;
-        if (!expired(row, now)) {
+        boolean live = !expired(row, now);
+        if (live) {
             boolean abandoned = IN_PROGRESS.equals(row.state()) && !row.leaseEnd().isAfter(now);
             if (!abandoned || !row.fingerprint().equals(fingerprint)) {
                 // live; or abandoned but still bound to another request, which is refused as a reused key
@@ -196,7 +202,7 @@ public final class JpaRecords {
             // the same request again after the lease: it takes the claim over, the old owner loses it
             beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
-                    + " r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
+                    + " r.expiresAt = :expiresAt, r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
                     + " AND r.fingerprint = :fingerprint")
                     .setParameter("owner", owner).setParameter("leaseEnd", now.plus(lease))
@@ -210,15 +216,17 @@ public final class JpaRecords {
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :state, r.owner = :owner,"
                     + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt,"
                     + " r.outcomeStatus = NULL, r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL,"
-                    + " r.updatedAt = :now, r.version = r.version + 1 WHERE r.key = :key AND r.version = :version")
+                    + " r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
+                    + " WHERE r.key = :key AND r.version = :version")
                     .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
                     .setParameter("leaseEnd", now.plus(lease)).setParameter("expiresAt", now.plus(kept))
                     .setParameter("now", now).setParameter("key", key).setParameter("version", row.version())
                     .executeUpdate();
         }
         if (taken == 1) {
-            // a takeover: an in-progress claim (of a crashed or slow owner) replaced
-            return new ClaimResult.Acquired(owner, IN_PROGRESS.equals(row.state()));
+            // a takeover when a live in-progress claim (of a crashed or slow owner) was replaced;
+            // a row past its retention was free: no takeover
+            return new ClaimResult.Acquired(owner, live);
         }
         // Lost: another claim changed the row since it was read. Not read again here: under
         // REPEATABLE READ this transaction would see its first snapshot of the row, and the
@@ -389,18 +397,42 @@ public final class JpaRecords {
      * @return the live record, or empty when there is none or it has expired
      */
     public Optional<IdempotencyRecord> find(String key) {
+        return live("find", key, (row, now) -> toRecord(row, now));
+    }
+
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#inspect}: the row's times, on the database's clock.
+     *
+     * @param key the scoped, hashed key
+     * @return the live record and its times, or empty when there is none or it has expired
+     */
+    public Optional<RecordDetails> inspect(String key) {
+        return live("inspect", key, (row, now) -> {
+            IdempotencyRecord record = toRecord(row, now);
+            boolean leased = record.state() == RecordState.IN_PROGRESS || record.state() == RecordState.EXECUTED;
+            LocalDateTime expires = row.expiresAt() != null ? row.expiresAt() : row.leaseEnd();
+            return new RecordDetails(record, utc(row.createdAt()), leased ? utc(row.leaseEnd()) : null, utc(expires));
+        });
+    }
+
+    /** @return the view of the key's live row, read in a transaction of its own */
+    private <T> Optional<T> live(String operation, String key, BiFunction<IdempotencyRecordEntity, LocalDateTime, T> view) {
         clock.resolve(transactions);
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();
                 IdempotencyRecordEntity row = read(em, key);
-                return row == null || expired(row, now) ? Optional.empty() : Optional.of(toRecord(row, now));
+                return row == null || expired(row, now) ? Optional.<T>empty() : Optional.of(view.apply(row, now));
             });
         } catch (OwnTransactionsExhausted busy) {
             throw busy;
         } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("find failed: the database did not answer", e);
+            throw new IdempotencyStoreException(operation + " failed: the database did not answer", e);
         }
+    }
+
+    private static Instant utc(LocalDateTime time) {
+        return time == null ? null : time.toInstant(ZoneOffset.UTC);
     }
 
     /**

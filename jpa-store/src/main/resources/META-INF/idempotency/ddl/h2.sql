@@ -1,4 +1,6 @@
 -- The JPA store's table for H2 (idempotency-jpa). Times are the database's clock in UTC.
+-- created_at is when the current claim was made (a takeover of an abandoned claim, or a claim
+-- after the retention, writes it again).
 CREATE TABLE idempotency_record (
     record_key      VARCHAR(64)  NOT NULL,
     state           VARCHAR(16)  NOT NULL,

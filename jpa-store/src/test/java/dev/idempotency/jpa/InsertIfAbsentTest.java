@@ -71,7 +71,7 @@ class InsertIfAbsentTest extends PostgreSqlRecords {
     @Test
     void aClaimOfAKeyWithALiveRowGetsThatRecordAndAnExpiredOneIsTakenOver() {
         String key = "insert-if-absent-claims-" + System.nanoTime();
-        ClaimResult first = records.claim(key, "fp", Duration.ofMillis(300));
+        ClaimResult first = records.claim(key, "fp", Duration.ofMillis(300), Duration.ofSeconds(30));
         assertThat(first).isInstanceOf(ClaimResult.Acquired.class);
 
         ClaimResult retry = records.claim(key, "fp", Duration.ofSeconds(30));

@@ -55,7 +55,8 @@ class NodeTimeZonesTest {
                     .isInstanceOfSatisfying(ClaimResult.Existing.class,
                             existing -> assertThat(existing.record().state()).isEqualTo(RecordState.IN_PROGRESS));
 
-            assertThat(east.claim("east-first", FINGERPRINT, Duration.ofSeconds(2))).isInstanceOf(ClaimResult.Acquired.class);
+            assertThat(east.claim("east-first", FINGERPRINT, Duration.ofSeconds(2), Duration.ofSeconds(60)))
+                    .isInstanceOf(ClaimResult.Acquired.class);
             assertThat(west.claim("east-first", FINGERPRINT, Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Existing.class);
             Thread.sleep(2_500);
             assertThat(west.claim("east-first", FINGERPRINT, Duration.ofSeconds(30)))
