@@ -13,6 +13,7 @@ import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -74,5 +75,10 @@ public class InfinispanIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         return call(records -> records.find(key));
+    }
+
+    @Override
+    public Optional<RecordDetails> inspect(String key) {
+        return call(records -> records.inspect(key));
     }
 }

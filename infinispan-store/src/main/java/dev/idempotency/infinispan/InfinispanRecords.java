@@ -1,6 +1,7 @@
 package dev.idempotency.infinispan;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +14,7 @@ import org.infinispan.client.hotrod.RemoteCache;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
@@ -239,6 +241,42 @@ public final class InfinispanRecords {
             StoredRecord current = cache.get(key);
             return current == null ? Optional.<IdempotencyRecord>empty() : Optional.of(toRecord(key, current));
         });
+    }
+
+    /**
+     * See {@link dev.idempotency.spi.IdempotencyStore#inspect}: the times on the server's clock, from
+     * the entries' metadata (whole seconds of lifespan): the record's expiry; in progress, when the
+     * claim (or takeover) was written and when its owner's lease marker lapses; executed, when its
+     * outcome-due marker does. A completed record's claim time is not kept.
+     *
+     * @param key the scoped, hashed key
+     * @return the live record and its times, or empty when there is none or it has expired
+     */
+    public Optional<RecordDetails> inspect(String key) {
+        return call("inspect", () -> {
+            MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
+            if (current == null) {
+                return Optional.<RecordDetails>empty();
+            }
+            IdempotencyRecord record = toRecord(key, current.getValue());
+            Instant leaseEnds = null;
+            Instant claimedAt = null;
+            if (record.state() == RecordState.IN_PROGRESS) {
+                claimedAt = current.getCreated() < 0 ? null : Instant.ofEpochMilli(current.getCreated());
+                leaseEnds = endOf(cache.getWithMetadata(leaseKey(key, current.getValue().getOwner())));
+            } else if (record.state() == RecordState.EXECUTED) {
+                leaseEnds = endOf(cache.getWithMetadata(key + DUE_SUFFIX));
+            }
+            return Optional.of(new RecordDetails(record, claimedAt, leaseEnds, endOf(current)));
+        });
+    }
+
+    /** @return when the entry lapses, or {@code null} when it is gone or has no lifespan */
+    private static Instant endOf(MetadataValue<?> entry) {
+        if (entry == null || entry.getCreated() < 0 || entry.getLifespan() < 0) {
+            return null;
+        }
+        return Instant.ofEpochMilli(entry.getCreated() + entry.getLifespan() * 1000L);
     }
 
     /** @return the key of one owner's lease marker (scoped keys are base64url: no '|') */
