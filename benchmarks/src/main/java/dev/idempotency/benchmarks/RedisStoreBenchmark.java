@@ -29,6 +29,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.idempotency.redis.RawRedisScripts;
 import dev.idempotency.redis.RedisConnection;
 import dev.idempotency.redis.RedisIdempotencyStore;
 import dev.idempotency.redis.RedisSettings;
@@ -46,15 +47,6 @@ import dev.idempotency.redis.RedisSettings;
 @State(Scope.Benchmark)
 public class RedisStoreBenchmark extends OurStoreBenchmark {
 
-    /** The raw completion: owner-checked on the first bytes of the claim (the owner token), then the answer for the ttl. */
-    static final String RAW_COMPLETE = """
-            local v = redis.call('GET', KEYS[1])
-            if v and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
-              redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
-              return 1
-            end
-            return 0
-            """;
     /** the raw keys' prefix: as long as the store's default {@code idem:} */
     static final String RAW_PREFIX = "rawk:";
 
@@ -78,7 +70,7 @@ public class RedisStoreBenchmark extends OurStoreBenchmark {
         store = new RedisIdempotencyStore(ourConnection);
         rawConnection = client.connect(ByteArrayCodec.INSTANCE);
         raw = rawConnection.async();
-        rawCompleteSha = raw.scriptLoad(RAW_COMPLETE).get();
+        rawCompleteSha = raw.scriptLoad(RawRedisScripts.COMPLETE).get();
 
         completeReplayKey();
         // the raw values are as large as ours: the claim's record (head, fingerprint, owner) and the completed one

@@ -210,7 +210,7 @@ public class RedisConnection {
             client.addListener(connectListener);
             listenedTo = client;
         }
-        RedisLink opened = open(client, client == ownClient ? uri(current.nodes().get(0), current) : null, current);
+        RedisLink opened = open(client, client == ownClient ? singleUri(current) : null, current);
         try {
             opened.loadScripts(RedisLink.Deadline.after(current.timeout()));
         } catch (RuntimeException e) {
@@ -224,7 +224,7 @@ public class RedisConnection {
                 LOG.warning(RedisMessages.atLeastOnceClient(RedisSettings.WAIT_REPLICAS));
             }
             AbstractRedisClient waitClient = own ? ownWaitClient : client;
-            lanes = new RedisWaitLanes(laneOpener(waitClient, own ? uri(current.nodes().get(0), current) : null),
+            lanes = new RedisWaitLanes(laneOpener(waitClient, own ? singleUri(current) : null),
                     topologyRefresher(waitClient), current.timeout());
         }
         String where = own ? current.where() : "the application's client";
@@ -361,7 +361,8 @@ public class RedisConnection {
      * @return a client for them, as {@link #createClient(RedisSettings)}
      */
     static AbstractRedisClient createClient(RedisSettings settings, ClientResources resources, boolean reconnect) {
-        List<RedisURI> uris = settings.nodes().stream().map(node -> uri(node, settings)).toList();
+        List<RedisURI> uris = settings.cluster() ? settings.nodes().stream().map(node -> uri(node, settings)).toList()
+                : List.of(singleUri(settings));
         SocketOptions socket = SocketOptions.builder().connectTimeout(settings.timeout()).keepAlive(true).build();
         Duration commandTimeout = settings.waitReplicas() > 0 ? settings.timeout().plus(settings.waitTimeout())
                 : settings.timeout();
@@ -396,11 +397,33 @@ public class RedisConnection {
         return single;
     }
 
+    /**
+     * @return the URI of a server that is not a cluster: the one node, or, with
+     *     {@code sentinel-master}, the master as the Sentinels name it (Lettuce asks them where it is
+     *     at every connect and reconnect)
+     */
+    private static RedisURI singleUri(RedisSettings settings) {
+        RedisSettings.Node first = settings.nodes().get(0);
+        if (settings.sentinelMaster().isEmpty()) {
+            return uri(first, settings);
+        }
+        RedisURI.Builder uri = RedisURI.builder().withSentinelMasterId(settings.sentinelMaster().get());
+        for (RedisSettings.Node sentinel : settings.nodes()) {
+            // each Sentinel with the store's timeout, not Lettuce's default minute
+            RedisURI.Builder asked = RedisURI.Builder.redis(sentinel.host(), sentinel.port()).withTimeout(settings.timeout());
+            settings.sentinelPassword().ifPresent(asked::withPassword);
+            uri.withSentinel(asked.build());
+        }
+        return authenticated(uri, settings, first);
+    }
+
     private static RedisURI uri(RedisSettings.Node node, RedisSettings settings) {
-        RedisURI.Builder uri = RedisURI.Builder.redis(node.host(), node.port())
-                .withSsl(settings.tls())
-                .withTimeout(settings.timeout())
-                .withClientName("idempotency");
+        return authenticated(RedisURI.Builder.redis(node.host(), node.port()).withSsl(settings.tls()), settings, node);
+    }
+
+    /** @return the URI with the timeout, the client's name, the credentials (the settings', else the node's) and the database */
+    private static RedisURI authenticated(RedisURI.Builder uri, RedisSettings settings, RedisSettings.Node node) {
+        uri.withTimeout(settings.timeout()).withClientName("idempotency");
         var user = settings.user().or(node::user);
         var password = settings.password().or(node::password);
         if (password.isPresent()) {

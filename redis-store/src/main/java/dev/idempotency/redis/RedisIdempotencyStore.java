@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -18,15 +19,17 @@ import dev.idempotency.spi.StoredOutcome;
  * application instance, over Lettuce. Present on the classpath, it replaces the in-memory store
  * (an {@code @Alternative} with priority {@link IdempotencyStore#STORE_MODULE_PRIORITY}).
  *
- * <p><b>One script per operation.</b> Claim, complete, markExecuted, release and find are each one
- * Lua script on one key ({@link RedisScript}), one round trip, atomic on the server. The claim is
- * a script too, not {@code SET key record NX PX lease GET}: the SPI needs the record to outlive
- * its lease (the key stays bound to its fingerprint for the retention; after the lease only the
- * same fingerprint takes it over; an executed record turns OUTCOME_LOST when its lease ran out),
- * and a key expiring with the lease would forget all that, while a key kept for the retention
- * needs the lease judged inside the server, against {@code TIME}, which only a script can do in
- * the same round trip. Every deadline and expiry is the Redis server's clock ({@code TIME} in the
- * script, {@code PXAT} from it), never an application node's.
+ * <p><b>One command per operation.</b> A claim is one plain {@code SET key record NX PX kept GET}
+ * (kept: the larger of lease and retention): a free key is claimed, and a completed record or
+ * another request's claim is answered from the value it returns. Only a claim of this very
+ * request (its lease decides: in progress, or taken over) and an executed record (the server's
+ * clock decides whether its outcome is lost) need the claim script, a second round trip. Complete,
+ * markExecuted and release are each one Lua script on one key ({@link RedisScript}), find a plain
+ * {@code GET}. The key outlives the lease (it stays bound to its fingerprint for the retention;
+ * after the lease only the same fingerprint takes it over), so the lease is judged apart, inside
+ * the server: the claim's record holds how long before its expiry the lease ends, and the scripts
+ * read the server's {@code TIME} and the key's {@code PTTL}. Every deadline and expiry is the
+ * Redis server's clock, never an application node's.
  *
  * <p><b>Records</b> are one binary string value ({@link RedisRecordFormat}) under
  * {@code <key-prefix><key>}: one key per record, so one hash slot on a cluster, and no script
@@ -94,5 +97,10 @@ public class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(String key) {
         return connection.records().find(key);
+    }
+
+    @Override
+    public Optional<RecordDetails> inspect(String key) {
+        return connection.records().inspect(key);
     }
 }

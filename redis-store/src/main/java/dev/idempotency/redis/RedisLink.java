@@ -20,6 +20,7 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -176,17 +177,49 @@ final class RedisLink implements AutoCloseable {
      */
     <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript script, ScriptOutputType type, byte[] key,
             byte[]... args) {
+        return runWithin(timeout, commands, script, type, key, args);
+    }
+
+    /**
+     * As {@link #run}, within what is left of a call's time.
+     *
+     * @param <T> the answer's type
+     * @param limit how long it may take
+     * @param commands where
+     * @param script the script
+     * @param type its answer's shape
+     * @param key its only key
+     * @param args its arguments
+     * @return its answer
+     * @throws IdempotencyStoreException when the server fails or does not answer within the limit
+     */
+    <T> T runWithin(Duration limit, RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript script,
+            ScriptOutputType type, byte[] key, byte[]... args) {
         byte[][] keys = {key};
         long started = System.nanoTime();
         try {
-            return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), timeout, timeout);
+            return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), limit, timeout);
         } catch (NoScript e) {
-            Duration left = timeout.minusNanos(System.nanoTime() - started);
+            Duration left = limit.minusNanos(System.nanoTime() - started);
             if (left.isNegative() || left.isZero()) {
                 throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
             }
             return await(commands.<T>eval(script.source(), type, keys, args), script.operation(), left, timeout);
         }
+    }
+
+    /**
+     * {@code SET key value NX PX millis GET}: writes the value where the key is free, in one command.
+     *
+     * @param commands where: {@link #commands()}, or a waited-write connection's
+     * @param key the key
+     * @param value what to write
+     * @param millis how long it lives, on the server's clock
+     * @return {@code null} when it was written; else the value the key holds, unchanged
+     * @throws IdempotencyStoreException when the server fails or does not answer in time
+     */
+    byte[] setIfAbsent(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] key, byte[] value, long millis) {
+        return await(commands.setGet(key, value, SetArgs.Builder.nx().px(millis)), "claim", timeout, timeout);
     }
 
     /**

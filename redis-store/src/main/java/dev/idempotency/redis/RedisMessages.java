@@ -24,6 +24,16 @@ final class RedisMessages {
                 + " or rediss://... URIs (" + why + ")");
     }
 
+    static String badSentinelMaster(String key, String value) {
+        return setting("IDEMP0815", key, value, "the name under which the Sentinels monitor the master (sentinel monitor"
+                + " <name> ...): printable ASCII without spaces");
+    }
+
+    static String sentinelConflict(String key, String value, String sentinelKey, String why) {
+        return setting("IDEMP0816", key, value, "with " + sentinelKey + " (the master found through Sentinels) not "
+                + why);
+    }
+
     static String severalUrisWithoutCluster(String key, String value, String clusterKey) {
         return setting("IDEMP0802", key, value, "one URI while " + clusterKey + "=false (several URIs are the seeds"
                 + " of a Redis Cluster: leave out " + clusterKey + " or set it to true)");

@@ -8,6 +8,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,10 @@ import dev.idempotency.spi.StoredOutcome;
  * 0      1     format version, 1
  * 1      1     state: 1 in progress, 2 executed, 3 completed
  * 2      8     deadline, server milliseconds since the epoch (signed): in progress, when the lease
- *              ends; executed, when the outcome counts as lost; completed, 0
+ *              ends; executed, when the outcome counts as lost; completed, 0. An in-progress
+ *              record written by the claim's plain SET (no script, so no server time) holds 0 or
+ *              less instead: its lease ends that many milliseconds before the record expires
+ *              (the server's time plus the key's PTTL plus this number)
  * 10     4     version: 1 at a claim, one more at every change (takeover, mark, completion)
  * 14     2     fingerprint length f, then f bytes of UTF-8
  * 16+f   1     owner token length o, then o bytes of UTF-8
@@ -83,6 +87,65 @@ final class RedisRecordFormat {
             throw new UncheckedIOException(e); // a byte array stream does not fail
         }
         return bytes.toByteArray();
+    }
+
+    /**
+     * A new claim, as the claim's plain {@code SET} writes it: in progress, version 1, its lease end
+     * relative to the record's expiry (the server's clock, without a script).
+     *
+     * @param fingerprint the fingerprint's bytes (checked against {@link #MAX_FINGERPRINT})
+     * @param owner the owner token's bytes (at most {@link #MAX_OWNER})
+     * @param leaseEndsBeforeExpiry how many milliseconds before the record expires its lease ends
+     *     (0 or more)
+     * @return the record's bytes
+     */
+    static byte[] claim(byte[] fingerprint, byte[] owner, long leaseEndsBeforeExpiry) {
+        ByteBuffer out = ByteBuffer.allocate(17 + fingerprint.length + owner.length);
+        out.put((byte) FORMAT).put((byte) IN_PROGRESS).putLong(-leaseEndsBeforeExpiry).putInt(1);
+        out.putShort((short) checked("fingerprint", fingerprint.length, MAX_FINGERPRINT)).put(fingerprint);
+        out.put((byte) checked("owner token", owner.length, MAX_OWNER)).put(owner);
+        return out.array();
+    }
+
+    /**
+     * What a claim that found this record answers, where it needs neither the server's clock nor a
+     * change: a completed record (a replay), or a claim of another request (a reused key, whatever
+     * its lease). For anything else (a claim of this request, which its lease decides: in progress,
+     * or taken over; an executed record, which the clock decides; a format this version does not
+     * know) {@code null}: the claim script decides.
+     *
+     * @param key the scoped, hashed key
+     * @param value the record found
+     * @param fingerprint the claiming request's fingerprint
+     * @return the record as the claim reports it, or {@code null}
+     */
+    static IdempotencyRecord answeredWithoutServerTime(String key, byte[] value, byte[] fingerprint) {
+        if (value.length < 17 || Byte.toUnsignedInt(value[0]) != FORMAT) {
+            return null;
+        }
+        int state = Byte.toUnsignedInt(value[1]);
+        if (state == COMPLETED) {
+            return read(key, value, Long.MIN_VALUE);
+        }
+        if (state != IN_PROGRESS) {
+            return null;
+        }
+        int length = Short.toUnsignedInt(ByteBuffer.wrap(value, 14, 2).getShort());
+        boolean same = length == fingerprint.length && value.length >= 16 + length
+                && Arrays.equals(value, 16, 16 + length, fingerprint, 0, length);
+        return same ? null : read(key, value, Long.MIN_VALUE);
+    }
+
+    /**
+     * @param value the stored bytes of an in-progress or executed record {@link #read} accepted
+     * @param serverNow the server's time when it was read, in milliseconds
+     * @param millisLeft the key's PTTL when it was read
+     * @return when its lease ends (in progress) or its outcome counts as lost (executed), server
+     *     milliseconds since the epoch
+     */
+    static long deadline(byte[] value, long serverNow, long millisLeft) {
+        long deadline = ByteBuffer.wrap(value, 2, 8).getLong();
+        return deadline > 0 ? deadline : serverNow + millisLeft + deadline;
     }
 
     /**

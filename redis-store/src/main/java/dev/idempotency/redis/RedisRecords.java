@@ -2,9 +2,11 @@ package dev.idempotency.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -21,10 +23,13 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordDetails;
+import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * The store's operations over a {@link RedisLink}: each one script, one round trip, on the key
+ * The store's operations over a {@link RedisLink}: each one command (the claim a plain {@code SET},
+ * a read a plain {@code GET}, the other writes a script), one round trip, on the key
  * {@code <key-prefix><key>}. With {@code wait-replicas} above 0, a claim, a mark and a completion
  * run on a connection of their own ({@link RedisWaitLanes}), their script followed by {@code WAIT}
  * on it when they wrote; they fail closed when too few replicas acknowledge them or the
@@ -162,14 +167,41 @@ final class RedisRecords {
         }
     }
 
+    /**
+     * One plain {@code SET key claim NX PX kept GET} (no script, so the least of the server's time):
+     * a free key is claimed, a completed record or another request's claim is answered from the
+     * value it returns. Only a claim of this very request (in progress: its lease decides whether
+     * it is taken over) or an executed record (the server's clock decides whether its outcome is
+     * lost) needs the claim script, a second round trip, within what the first left of the timeout.
+     */
     ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
+        RedisLink.Deadline deadline = RedisLink.Deadline.after(timeout);
         byte[] fp = bytes(fingerprint);
         RedisRecordFormat.checked("fingerprint", fp.length, RedisRecordFormat.MAX_FINGERPRINT);
         String owner = UUID.randomUUID().toString();
         byte[] redisKey = redisKey(key);
-        byte[][] args = {fp, bytes(owner), millis(lease), millis(lease.compareTo(retention) > 0 ? lease : retention)};
-        Function<RedisClusterAsyncCommands<byte[], byte[]>, List<Object>> script = commands -> link.run(commands,
-                RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, args);
+        long leaseMillis = millisOf(lease);
+        long keptMillis = Math.max(leaseMillis, millisOf(retention));
+        byte[] record = RedisRecordFormat.claim(fp, bytes(owner), keptMillis - leaseMillis);
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, byte[]> set = commands -> link.setIfAbsent(commands, redisKey,
+                record, keptMillis);
+        byte[] found = waitReplicas == 0 ? set.apply(link.commands())
+                : writeAndWait("claim", redisKey, set, Objects::isNull, () -> release(key, owner));
+        if (found == null) {
+            return new ClaimResult.Acquired(owner, false);
+        }
+        IdempotencyRecord answered = RedisRecordFormat.answeredWithoutServerTime(key, found, fp);
+        if (answered != null) {
+            return new ClaimResult.Existing(answered);
+        }
+        return claimByScript(key, redisKey, fp, owner, leaseMillis, keptMillis, deadline);
+    }
+
+    private ClaimResult claimByScript(String key, byte[] redisKey, byte[] fp, String owner, long leaseMillis,
+            long keptMillis, RedisLink.Deadline deadline) {
+        byte[][] args = {fp, bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keptMillis))};
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, List<Object>> script = commands -> link.runWithin(
+                deadline.left(), commands, RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, args);
         List<Object> answer = waitReplicas == 0 ? script.apply(link.commands())
                 : writeAndWait("claim", redisKey, script, RedisRecords::acquired, () -> release(key, owner));
         if (answer == null || answer.size() != 3 || !(answer.get(0) instanceof Long acquired)
@@ -214,6 +246,29 @@ final class RedisRecords {
         byte[] redisKey = redisKey(key);
         return changed("release", link.run(link.commands(), RedisScript.RELEASE, ScriptOutputType.INTEGER, redisKey,
                 bytes(owner)));
+    }
+
+    /**
+     * The record with its lease end and its expiry, on the server's clock (the find script: the
+     * server's time and the key's {@code PTTL} with the record). The format keeps no claim time.
+     */
+    Optional<RecordDetails> inspect(String key) {
+        byte[] redisKey = redisKey(key);
+        List<Object> answer = link.run(link.commands(), RedisScript.FIND, ScriptOutputType.MULTI, redisKey);
+        if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long now)) {
+            throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("inspect", answer));
+        }
+        if (answer.size() < 3 || answer.get(1) == null) {
+            return Optional.empty();
+        }
+        if (!(answer.get(1) instanceof byte[] value) || !(answer.get(2) instanceof Long left)) {
+            throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("inspect", answer));
+        }
+        IdempotencyRecord record = RedisRecordFormat.read(key, value, now);
+        boolean leased = record.state() == RecordState.IN_PROGRESS || record.state() == RecordState.EXECUTED;
+        return Optional.of(new RecordDetails(record, null,
+                leased ? Instant.ofEpochMilli(RedisRecordFormat.deadline(value, now, left)) : null,
+                left >= 0 ? Instant.ofEpochMilli(now + left) : null));
     }
 
     /**
@@ -310,13 +365,18 @@ final class RedisRecords {
     }
 
     private static byte[] millis(Duration duration) {
+        return bytes(Long.toString(millisOf(duration)));
+    }
+
+    /** @return the duration in milliseconds, at least 1, at most {@link #MAX_MILLIS} */
+    private static long millisOf(Duration duration) {
         long millis;
         try {
             millis = duration.toMillis();
         } catch (ArithmeticException e) {
             millis = MAX_MILLIS;
         }
-        return bytes(Long.toString(Math.max(1, Math.min(MAX_MILLIS, millis))));
+        return Math.max(1, Math.min(MAX_MILLIS, millis));
     }
 
     /** A server may evict records and {@code allow-eviction} is not set ({@code IDEMP0831}). */

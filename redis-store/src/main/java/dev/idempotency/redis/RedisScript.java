@@ -6,9 +6,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The store's Lua scripts, one per operation, each one round trip on one key (so one hash slot).
- * Every time is the Redis server's ({@code TIME} inside the script, and {@code PXAT} expiries
- * computed from it), never an application node's. Loaded with {@code SCRIPT LOAD} when the store
+ * The store's Lua scripts, one per operation (a claim only where its plain {@code SET} found a
+ * record that needs the server's clock), each one round trip on one key (so one hash slot).
+ * Every time is the Redis server's ({@code TIME} inside the script, {@code PXAT} expiries computed
+ * from it, and {@code PTTL} for a claim whose lease end is relative to its expiry), never an
+ * application node's. Loaded with {@code SCRIPT LOAD} when the store
  * connects and run with {@code EVALSHA}; a server that answers {@code NOSCRIPT} (restarted,
  * failed over, {@code SCRIPT FLUSH}) gets the script's text with {@code EVAL} on the same key,
  * which runs it on the node that answered and caches it there again.
@@ -20,11 +22,12 @@ enum RedisScript {
 
     /**
      * KEYS[1] the record; ARGV fingerprint, owner, lease ms, kept ms (the larger of lease and
-     * retention). Free key: a new claim. In progress, lease over (by the server's clock), same
-     * fingerprint: a takeover (version + 1, new owner). In progress with this very owner and
-     * fingerprint: this claim run again (a client that sent it twice), answered as the first time,
-     * nothing changed. Anything else: the record as it is. Answers {1, now, takeover 0/1} or
-     * {0, now, record}.
+     * retention). The store runs it only where its plain {@code SET NX PX GET} found a record it
+     * cannot answer without the server's clock, and where that {@code SET} cannot be used. Free
+     * key: a new claim. In progress, lease over (by the server's clock), same fingerprint: a
+     * takeover (version + 1, new owner). In progress with this very owner and fingerprint: this
+     * claim run again (a client that sent it twice), answered as the first time, nothing changed.
+     * Anything else: the record as it is. Answers {1, now, takeover 0/1} or {0, now, record}.
      */
     CLAIM("claim", """
             local v = redis.call('GET', KEYS[1])
@@ -39,7 +42,7 @@ enum RedisScript {
                 end
                 return {1, now, takeover}
               end
-              if not h or h.state ~= 1 or now < h.deadline or h.fp ~= ARGV[1] then
+              if not h or h.state ~= 1 or now < lease_end(h, now) or h.fp ~= ARGV[1] then
                 return {0, now, v}
               end
               version = next_version(h.version)
@@ -102,16 +105,26 @@ enum RedisScript {
             return 1
             """),
 
-    /** No ARGV. Answers {now} or {now, record}: the server's time judges an executed record's deadline. */
+    /**
+     * No ARGV. Answers {now} or {now, record, pttl}: the server's time judges an executed record's
+     * deadline; with the time the record has left, a claim's lease end and the record's expiry can
+     * be told.
+     */
     FIND("find", """
             local v = redis.call('GET', KEYS[1])
-            return {now_ms(), v}
+            if not v then
+              return {now_ms()}
+            end
+            return {now_ms(), v, redis.call('PTTL', KEYS[1])}
             """);
 
     /**
-     * What every script starts with: the server's clock, the record's head, and the next version
-     * (an unsigned 32-bit number: after 4294967295 it wraps to 1, never 0; versions are only told
-     * apart, never ordered, and the owner token decides who may write, so a wrap changes nothing).
+     * What every script starts with: the server's clock, the record's head, an in-progress record's
+     * lease end (its deadline, or, for a claim written by a plain {@code SET} whose deadline is 0 or
+     * less, that many milliseconds before the record expires: {@link RedisRecordFormat}), and the
+     * next version (an unsigned 32-bit number: after 4294967295 it wraps to 1, never 0; versions are
+     * only told apart, never ordered, and the owner token decides who may write, so a wrap changes
+     * nothing).
      */
     static final String PRELUDE = """
             local function now_ms()
@@ -125,6 +138,12 @@ enum RedisScript {
               end
               local _, state, deadline, version, fp, owner, tail = struct.unpack(HEAD, v)
               return {state = state, deadline = deadline, version = version, fp = fp, owner = owner, tail = tail}
+            end
+            local function lease_end(h, now)
+              if h.deadline > 0 then
+                return h.deadline
+              end
+              return now + redis.call('PTTL', KEYS[1]) + h.deadline
             end
             local function next_version(n)
               if n >= 4294967295 then

@@ -20,10 +20,16 @@ import dev.idempotency.spi.support.ConfigLookup;
  * application starts: a bad value fails the deployment with a coded message that names the key,
  * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0814}).
  *
- * @param nodes the servers: one node, or the seeds of a Redis Cluster ({@code uri}, default
- *     {@code redis://localhost:6379})
+ * @param nodes the servers: one node, the seeds of a Redis Cluster, or the Sentinels ({@code uri},
+ *     default {@code redis://localhost:6379}, with {@code sentinel-master}
+ *     {@code redis://localhost:26379}; a Sentinel's port is 26379 when its URI gives none)
  * @param cluster whether the servers form a Redis Cluster ({@code cluster}; default: when several
- *     URIs are given)
+ *     URIs are given without {@code sentinel-master})
+ * @param sentinelMaster the name under which the Sentinels of {@code uri} monitor the master
+ *     ({@code sentinel-master}): the store asks them where the master is at every (re)connect,
+ *     so it follows a failover; not with a cluster, not with TLS (not tested with Sentinel yet)
+ * @param sentinelPassword the Sentinels' password ({@code sentinel-password}, with
+ *     {@code sentinel-master} only; {@code user} and {@code password} are the master's)
  * @param user the ACL user ({@code user}; else the URI's, else the default user)
  * @param password the password ({@code password}; else the URI's)
  * @param tls whether to connect with TLS ({@code tls}, or {@code rediss://} URIs)
@@ -44,13 +50,16 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param allowEviction whether to use a Redis whose {@code maxmemory-policy} is not {@code noeviction}
  *     ({@code allow-eviction}, default {@code false}: such a Redis is refused, {@code IDEMP0831})
  */
-public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> user, Optional<String> password,
+public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> sentinelMaster,
+        Optional<String> sentinelPassword, Optional<String> user, Optional<String> password,
         boolean tls, Optional<Path> trustCertificates, Duration timeout, String keyPrefix, OptionalInt database,
         int waitReplicas, Duration waitTimeout, boolean allowEviction) {
 
     static final String PREFIX = "idempotency.redis.";
     static final String URI_KEY = PREFIX + "uri";
     static final String CLUSTER = PREFIX + "cluster";
+    static final String SENTINEL_MASTER = PREFIX + "sentinel-master";
+    static final String SENTINEL_PASSWORD = PREFIX + "sentinel-password";
     static final String USER = PREFIX + "user";
     static final String PASSWORD = PREFIX + "password";
     static final String TLS = PREFIX + "tls";
@@ -63,6 +72,9 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     static final String ALLOW_EVICTION = PREFIX + "allow-eviction";
 
     static final String DEFAULT_URI = "redis://localhost:6379";
+    static final String DEFAULT_SENTINEL_URI = "redis://localhost:26379";
+    static final int DEFAULT_PORT = 6379;
+    static final int DEFAULT_SENTINEL_PORT = 26379;
     static final String DEFAULT_TIMEOUT = "PT2S";
     static final String DEFAULT_PREFIX = "idem:";
     static final String DEFAULT_WAIT_TIMEOUT = "PT1S";
@@ -90,7 +102,9 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
     /** Never prints the password. */
     @Override
     public String toString() {
-        return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", user=" + user.orElse("-") + ", password="
+        return "RedisSettings[nodes=" + nodes + ", cluster=" + cluster + ", sentinelMaster=" + sentinelMaster.orElse("-")
+                + ", sentinelPassword=" + (sentinelPassword.isPresent() ? "***" : "-") + ", user=" + user.orElse("-")
+                + ", password="
                 + (password.isPresent() ? "***" : "-") + ", tls=" + tls + ", trustCertificates="
                 + trustCertificates.map(Path::toString).orElse("-") + ", timeout=" + timeout + ", keyPrefix='"
                 + keyPrefix + "', database=" + database + ", waitReplicas=" + waitReplicas + ", waitTimeout="
@@ -99,7 +113,8 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
 
     /** @return the servers, for messages */
     String where() {
-        return nodes.toString();
+        return sentinelMaster.map(master -> "the master '" + master + "' of the Sentinels " + nodes)
+                .orElseGet(nodes::toString);
     }
 
     /**
@@ -108,15 +123,35 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
      * @throws IdempotencyDefinitionException naming the key, the value and what is allowed
      */
     public static RedisSettings load(ConfigLookup config) {
-        String uriValue = value(config, URI_KEY).orElse(DEFAULT_URI);
+        Optional<String> sentinelMaster = value(config, SENTINEL_MASTER);
+        if (sentinelMaster.isPresent() && !sentinelMaster.get().chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw new IdempotencyDefinitionException(RedisMessages.badSentinelMaster(SENTINEL_MASTER,
+                    sentinelMaster.get()));
+        }
+        boolean sentinels = sentinelMaster.isPresent();
+        String uriValue = value(config, URI_KEY).orElse(sentinels ? DEFAULT_SENTINEL_URI : DEFAULT_URI);
         List<Node> nodes = new ArrayList<>();
         for (String part : uriValue.split(",", -1)) {
-            nodes.add(node(uriValue, part.trim()));
+            nodes.add(node(uriValue, part.trim(), sentinels ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT));
         }
         Optional<String> clusterValue = value(config, CLUSTER);
-        boolean cluster = clusterValue.map(v -> bool(CLUSTER, v)).orElse(nodes.size() > 1);
-        if (nodes.size() > 1 && !cluster) {
+        boolean cluster = clusterValue.map(v -> bool(CLUSTER, v)).orElse(nodes.size() > 1 && !sentinels);
+        if (sentinels && cluster) {
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(CLUSTER, clusterValue.orElse(""),
+                    SENTINEL_MASTER, "a Redis Cluster (it fails over by itself: leave out " + SENTINEL_MASTER + ")"));
+        }
+        if (nodes.size() > 1 && !cluster && !sentinels) {
             throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, uriValue, CLUSTER));
+        }
+        if (sentinels && nodes.stream().anyMatch(node -> node.user().isPresent() || node.password().isPresent())) {
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(URI_KEY, uriValue, SENTINEL_MASTER,
+                    "credentials in the URIs, which name the Sentinels only: give the master's in " + USER + " and "
+                            + PASSWORD + ", the Sentinels' in " + SENTINEL_PASSWORD));
+        }
+        Optional<String> sentinelPassword = config.get(SENTINEL_PASSWORD).filter(p -> !p.isEmpty());
+        if (sentinelPassword.isPresent() && !sentinels) {
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(SENTINEL_PASSWORD, "***",
+                    SENTINEL_MASTER, "no " + SENTINEL_MASTER + " set: it is the Sentinels' password"));
         }
         long secure = nodes.stream().filter(Node::tls).count();
         Optional<String> tlsValue = value(config, TLS);
@@ -126,6 +161,11 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         }
         if (secure > 0 && !tls) {
             throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), uriValue));
+        }
+        if (tls && sentinels) {
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(secure > 0 ? URI_KEY : TLS,
+                    secure > 0 ? uriValue : tlsValue.orElse(""), SENTINEL_MASTER,
+                    "TLS, which this version does not offer with Sentinels (not tested yet)"));
         }
         Optional<Path> trustCertificates = value(config, TRUST_CERTIFICATES).map(file -> trusted(file, tls));
         Optional<String> user = value(config, USER);
@@ -161,7 +201,8 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         }
         Duration waitTimeout = duration(config, WAIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, true);
         boolean allowEviction = value(config, ALLOW_EVICTION).map(v -> bool(ALLOW_EVICTION, v)).orElse(false);
-        return new RedisSettings(List.copyOf(nodes), cluster, user, password, tls, trustCertificates, timeout, prefix,
+        return new RedisSettings(List.copyOf(nodes), cluster, sentinelMaster, sentinelPassword, user, password, tls,
+                trustCertificates, timeout, prefix,
                 database, waitReplicas, waitTimeout, allowEviction);
     }
 
@@ -185,7 +226,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         return config.get(key).map(String::trim).filter(v -> !v.isEmpty());
     }
 
-    private static Node node(String whole, String text) {
+    private static Node node(String whole, String text, int defaultPort) {
         URI uri;
         try {
             uri = new URI(text);
@@ -208,7 +249,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        int port = uri.getPort() == -1 ? 6379 : uri.getPort();
+        int port = uri.getPort() == -1 ? defaultPort : uri.getPort();
         Optional<String> user = Optional.empty();
         Optional<String> password = Optional.empty();
         String userInfo = uri.getUserInfo();

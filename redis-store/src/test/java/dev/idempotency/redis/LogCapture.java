@@ -7,13 +7,19 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-/** The store's log records (logger {@code dev.idempotency.redis}) while it is open. */
+/** The store's log records (logger {@code dev.idempotency.redis}), or another logger's, while it is open. */
 final class LogCapture extends Handler implements AutoCloseable {
 
-    private final Logger logger = Logger.getLogger("dev.idempotency.redis");
+    private final Logger logger;
     private final List<LogRecord> records = new CopyOnWriteArrayList<>();
 
     LogCapture() {
+        this("dev.idempotency.redis");
+    }
+
+    /** @param name the logger whose records (and its children's) are kept */
+    LogCapture(String name) {
+        logger = Logger.getLogger(name);
         setLevel(Level.ALL);
         logger.addHandler(this);
     }

@@ -52,7 +52,11 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
         return Duration.ofMillis(500);
     }
 
-    /** @return head fields of the stored record, read by a script of the test's own: format, state, deadline - now, version, fingerprint, owner */
+    /**
+     * @return head fields of the stored record, read by a script of the test's own as the format
+     *     documents them: format, state, deadline - now (an in-progress deadline of 0 or less: that
+     *     long before the record expires), version, fingerprint, owner, the deadline as stored
+     */
     private List<String> head(String key) {
         String out = admin("EVAL", """
                 local v = redis.call('GET', KEYS[1])
@@ -60,8 +64,8 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
                 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
                 local f, s, d, n, fp, o = struct.unpack('>BBi8I4Hc0Bc0', v)
                 local left = 0
-                if d > 0 then left = d - now end
-                return {f, s, left, n, fp, o}
+                if d > 0 then left = d - now elseif s == 1 then left = redis.call('PTTL', KEYS[1]) + d end
+                return {f, s, left, n, fp, o, d}
                 """, "1", "idem:" + key);
         return List.of(out.split("\n"));
     }
@@ -76,6 +80,8 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
         assertThat(claimed.get(1)).as("state: in progress").isEqualTo("1");
         assertThat(Long.parseLong(claimed.get(2))).as("lease left, server ms").isBetween(LONG.toMillis() - 5_000, LONG.toMillis());
         assertThat(claimed.subList(3, 6)).containsExactly("1", "fp-layout", owner);
+        assertThat(claimed.get(6)).as("written by the plain SET: the lease ends the lease before the expiry")
+                .isEqualTo(String.valueOf(-LONG.toMillis()));
 
         store().markExecuted(key, owner, Duration.ofMinutes(3), LONG);
         List<String> marked = head(key);
@@ -85,7 +91,7 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
 
         store().complete(key, owner, sampleOutcome(), LONG);
         List<String> completed = head(key);
-        assertThat(completed.subList(0, 6)).containsExactly("1", "3", "0", "3", "fp-layout", owner);
+        assertThat(completed.subList(0, 7)).containsExactly("1", "3", "0", "3", "fp-layout", owner, "0");
     }
 
     @Test
@@ -167,7 +173,8 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
     @Test
     void theVersionWrapsToOneAfterItsLargestValue() {
         String key = freshKey();
-        admin("EVAL", "return redis.call('SET', KEYS[1], struct.pack('>BBi8I4Hc0Bc0', 1, 1, 0, 4294967295, 2, 'fp', 3,"
+        // a lease that ended at the epoch's first millisecond (0 or less would be a lease relative to the expiry)
+        admin("EVAL", "return redis.call('SET', KEYS[1], struct.pack('>BBi8I4Hc0Bc0', 1, 1, 1, 4294967295, 2, 'fp', 3,"
                 + " 'old'), 'PX', 60000)", "1", "idem:" + key);
 
         ClaimResult claim = store().claim(key, "fp", LONG);

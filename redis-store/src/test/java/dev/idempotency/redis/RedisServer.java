@@ -28,7 +28,7 @@ public final class RedisServer implements AutoCloseable {
     public static final String PASSWORD = "idem-secret";
     /** What the store's user may do: its scripts (and what they call), WAIT, and what Lettuce asks on connecting. */
     public static final List<String> USER_ACL = List.of("on", ">" + PASSWORD, "~idem:*", "resetchannels", "-@all",
-            "+evalsha", "+eval", "+script|load", "+get", "+set", "+del", "+time", "+wait", "+ping", "+hello",
+            "+evalsha", "+eval", "+script|load", "+get", "+set", "+del", "+time", "+pttl", "+wait", "+ping", "+hello",
             "+auth", "+client|setname", "+select", "+cluster|nodes", "+cluster|slots",
             "+cluster|myid", "+cluster|shards", "+info", "+readonly");
 
@@ -214,13 +214,25 @@ public final class RedisServer implements AutoCloseable {
      * @return its output, trimmed
      */
     public String cli(String... args) {
+        List<String> options = new ArrayList<>(List.of("--no-auth-warning", "-a", ADMIN_PASSWORD));
+        if (tlsAuthority != null) {
+            options.addAll(List.of("--tls", "--cacert", tlsAuthority.toString()));
+        }
+        options.addAll(List.of(args));
+        return cli(port, options);
+    }
+
+    /**
+     * Runs redis-cli against a server on this host.
+     *
+     * @param port its port
+     * @param args the options and the command
+     * @return its output, trimmed
+     */
+    static String cli(int port, List<String> args) {
         try {
-            List<String> command = new ArrayList<>(List.of(CLI.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port),
-                    "--no-auth-warning", "-a", ADMIN_PASSWORD));
-            if (tlsAuthority != null) {
-                command.addAll(List.of("--tls", "--cacert", tlsAuthority.toString()));
-            }
-            command.addAll(List.of(args));
+            List<String> command = new ArrayList<>(List.of(CLI.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port)));
+            command.addAll(args);
             Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!cli.waitFor(30, TimeUnit.SECONDS)) {

@@ -54,6 +54,39 @@ class RedisSettingsTest {
     }
 
     @Test
+    void withASentinelMasterTheUrisAreTheSentinelsOnTheirOwnDefaultPort() {
+        RedisSettings settings = load(Map.of("idempotency.redis.sentinel-master", "payments",
+                "idempotency.redis.uri", "redis://s1, redis://s2:26380, redis://s3", "idempotency.redis.sentinel-password",
+                "sentinel-secret", "idempotency.redis.user", "idem", "idempotency.redis.password", "pw"));
+
+        assertThat(settings.cluster()).as("several URIs, but Sentinels").isFalse();
+        assertThat(settings.sentinelMaster()).contains("payments");
+        assertThat(settings.nodes()).extracting(Object::toString)
+                .containsExactly("redis://s1:26379", "redis://s2:26380", "redis://s3:26379");
+        assertThat(settings.where()).isEqualTo("the master 'payments' of the Sentinels [redis://s1:26379,"
+                + " redis://s2:26380, redis://s3:26379]");
+        assertThat(settings.toString()).doesNotContain("sentinel-secret").contains("sentinelPassword=***");
+        assertThat(load(Map.of("idempotency.redis.sentinel-master", "payments")).nodes()).extracting(Object::toString)
+                .as("the default: a Sentinel on this host").containsExactly("redis://localhost:26379");
+    }
+
+    @Test
+    void aSentinelMasterWithAClusterTlsCredentialsInTheUrisOrABadNameFailsTheDeployment() {
+        assertRefused(Map.of("idempotency.redis.sentinel-master", "pay ments"), "IDEMP0815",
+                "idempotency.redis.sentinel-master='pay ments'");
+        assertRefused(Map.of("idempotency.redis.sentinel-master", "payments", "idempotency.redis.cluster", "true"),
+                "IDEMP0816", "idempotency.redis.cluster='true'");
+        assertRefused(Map.of("idempotency.redis.sentinel-master", "payments", "idempotency.redis.uri",
+                "rediss://s1:26379"), "IDEMP0816", "idempotency.redis.uri='rediss://s1:26379'");
+        assertRefused(Map.of("idempotency.redis.sentinel-master", "payments", "idempotency.redis.tls", "true"),
+                "IDEMP0816", "idempotency.redis.tls='true'");
+        assertRefused(Map.of("idempotency.redis.sentinel-master", "payments", "idempotency.redis.uri",
+                "redis://idem:pw@s1"), "IDEMP0816", "give the master's in idempotency.redis.user");
+        assertRefused(Map.of("idempotency.redis.sentinel-password", "sentinel-secret"), "IDEMP0816",
+                "idempotency.redis.sentinel-password='***'");
+    }
+
+    @Test
     void takesCredentialsFromTheUriAndLetsTheSettingsReplaceThem() {
         RedisSettings fromUri = load(Map.of("idempotency.redis.uri", "rediss://app:s%40cret@redis.internal:6380"));
         assertThat(fromUri.nodes().get(0).user()).contains("app");

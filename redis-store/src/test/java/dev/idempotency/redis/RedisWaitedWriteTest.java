@@ -116,7 +116,7 @@ class RedisWaitedWriteTest {
         assertThat(store.find(key())).isEmpty();
         for (int i = 0; i < 20; i++) {
             String key = key();
-            proxy.onNextWait(TcpProxy.OnWait.CUT_AFTER_SCRIPT);
+            proxy.onNextWait(TcpProxy.OnWait.CUT_AFTER_WRITE);
             int broken = proxy.broken();
             ClaimResult claim;
             try {

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A loopback TCP proxy in front of a Redis server that can break a connection at the next waited
  * write: cut it when the client sends {@code WAIT} (instead of forwarding it), swallow the
  * {@code WAIT} (the server never sees it, the client never gets an answer), or cut it right after
- * forwarding a script's answer. Every other byte is forwarded as it is.
+ * forwarding a write's answer (a script's, or a plain {@code SET}'s). Every other byte is forwarded
+ * as it is.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -28,13 +29,14 @@ final class TcpProxy implements AutoCloseable {
         CUT,
         /** the next WAIT is never forwarded */
         SWALLOW,
-        /** the next script's answer is forwarded, then the connection is cut */
-        CUT_AFTER_SCRIPT
+        /** the next write's answer (a script's, or the claim's SET's) is forwarded, then the connection is cut */
+        CUT_AFTER_WRITE
     }
 
     private static final byte[] WAIT = "\r\nWAIT\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVALSHA = "\r\nEVALSHA\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVAL = "\r\nEVAL\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SET = "\r\nSET\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final ServerSocket listener;
     private final int upstream;
@@ -87,8 +89,8 @@ final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    if (toServer && nextWait == OnWait.CUT_AFTER_SCRIPT
-                            && (contains(buffer, n, EVALSHA) || contains(buffer, n, EVAL))) {
+                    if (toServer && nextWait == OnWait.CUT_AFTER_WRITE
+                            && (contains(buffer, n, EVALSHA) || contains(buffer, n, EVAL) || contains(buffer, n, SET))) {
                         nextWait = OnWait.FORWARD;
                         cutAfterAnswer.set(true);
                     } else if (!toServer && cutAfterAnswer.get()) {
