@@ -10,21 +10,29 @@ import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStore;
 
 /**
- * The two demo users, {@code alice/alice} and {@code bob/bob}, for HTTP Basic
- * ({@link DemoAuthenticationMechanism}). No resource is protected: anonymous calls are allowed,
+ * The demo users for HTTP Basic ({@link DemoAuthenticationMechanism}): the customers {@code alice/alice}
+ * and {@code bob/bob}; {@code support/support}, who may use the support look-up
+ * ({@link IdempotencySupportEndpoint}), and {@code operator/operator}, who may also release an
+ * abandoned claim through it. No resource is protected: anonymous calls are allowed,
  * callers who send valid credentials are authenticated, so that idempotency keys are scoped to
  * them, and callers who send invalid ones get {@code 401}.
  */
 @ApplicationScoped
 public class DemoIdentityStore implements IdentityStore {
 
-    private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob");
+    private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob", "support", "support",
+            "operator", "operator");
+
+    /** The groups of each user; the servers map groups to roles of the same name. */
+    private static final Map<String, Set<String>> GROUPS = Map.of(
+            "support", Set.of("idempotency-support"),
+            "operator", Set.of("idempotency-support", "idempotency-operator"));
 
     @Override
     public CredentialValidationResult validate(Credential credential) {
         if (credential instanceof UsernamePasswordCredential login
                 && login.getPasswordAsString().equals(USERS.get(login.getCaller()))) {
-            return new CredentialValidationResult(login.getCaller(), Set.of("customer"));
+            return new CredentialValidationResult(login.getCaller(), GROUPS.getOrDefault(login.getCaller(), Set.of("customer")));
         }
         return CredentialValidationResult.INVALID_RESULT;
     }

@@ -3,6 +3,7 @@ package dev.idempotency.sample;
 import java.time.Instant;
 
 import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Index;
@@ -30,6 +31,7 @@ public class PaymentEntity {
     private String payer;
 
     @Column(name = "created_at", nullable = false)
+    @Convert(converter = InstantColumn.class)
     private Instant createdAt;
 
     /** For JPA. */

@@ -3,11 +3,14 @@ package dev.idempotency.sample.imports;
 import java.time.Instant;
 
 import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Index;
 import jakarta.persistence.Table;
 import jakarta.persistence.UniqueConstraint;
+
+import dev.idempotency.sample.InstantColumn;
 
 /**
  * A row of the local message table {@code import_message}: a payment import accepted at once and
@@ -55,9 +58,11 @@ public class ImportMessage {
     private String paymentId;
 
     @Column(name = "created_at", nullable = false)
+    @Convert(converter = InstantColumn.class)
     private Instant createdAt;
 
     @Column(name = "processed_at")
+    @Convert(converter = InstantColumn.class)
     private Instant processedAt;
 
     /** For JPA. */

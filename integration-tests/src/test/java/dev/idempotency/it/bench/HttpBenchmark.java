@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.jboss.shrinkwrap.api.asset.ClassLoaderAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -34,11 +35,13 @@ import dev.idempotency.it.support.Http;
 import dev.idempotency.it.support.InfinispanForTests;
 import dev.idempotency.it.support.OwnPostgreSqlForTests;
 import dev.idempotency.it.support.PayaraMicroProcess;
+import dev.idempotency.it.support.RedisForTests;
 
 /**
  * The HTTP-level benchmark of BENCHMARKS.md (not part of the test suite: its name does not end in
- * IT; {@code benchmarks/run} runs it). One Payara Micro holds the sample app three times, on the
- * in-memory store, on Infinispan (a server of its own) and on JPA (a PostgreSQL of its own); for
+ * IT; {@code benchmarks/run} runs it). One Payara Micro holds the sample app four times, on the
+ * in-memory store, on Infinispan (a server of its own), on JPA (a PostgreSQL of its own) and on
+ * Redis (a redis-server of its own); for
  * each, {@code wrk} on loopback measures the same no-op method without {@code @Idempotent} (the
  * baseline) and with it: first executions (a fresh key per request), replays (one key) and
  * duplicates of a request in progress (409), then the same for a 50 ms method. Every figure is
@@ -53,7 +56,7 @@ import dev.idempotency.it.support.PayaraMicroProcess;
  * e.g. {@code bench-memory} and {@code UNANNOTATED,FIRST}, to profile one case),
  * {@code bench.out} (the Markdown report).
  */
-@ExtendWith({OwnPostgreSqlForTests.class, InfinispanForTests.class})
+@ExtendWith({OwnPostgreSqlForTests.class, InfinispanForTests.class, RedisForTests.class})
 class HttpBenchmark {
 
     static final Duration MEASURED = Duration.ofSeconds(Long.getLong("bench.http.seconds", 10));
@@ -62,6 +65,8 @@ class HttpBenchmark {
     static final int CONNECTIONS = Integer.getInteger("bench.http.connections", 16);
     static final String BODY = "{\"orderId\":\"order-1\",\"amount\":42.5,\"currency\":\"EUR\"}";
     static final Pattern NUMBER = Pattern.compile("\"(\\w+)\":(\\d+)");
+    /** The Redis floor (the redis-store test jar): compiled against Lettuce, which this class path leaves out. */
+    static final String RAW_REDIS = "dev/idempotency/redis/RawRedisResource.class";
 
     /** Long leases and ttls: nothing expires during a run; the in-memory store holds every record. */
     static final String CONFIG = String.join("\n",
@@ -111,7 +116,8 @@ class HttpBenchmark {
     private final List<App> apps = Stream.of(
             new App("in-memory", "bench-memory", 0.8, null),
             new App("Infinispan (Hot Rod, a server of its own)", "bench-infinispan", 0.6, "api/bench/raw-hotrod"),
-            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4, "api/bench/raw-jdbc"))
+            new App("JPA on PostgreSQL (a server of its own)", "bench-jpa", 0.4, "api/bench/raw-jdbc"),
+            new App("Redis (a redis-server of its own)", "bench-redis", 0.6, "api/bench/raw-redis"))
             .filter(app -> chosen("bench.http.stores", app.contextRoot())).toList();
     private final List<Scenario> scenarios = Stream.of(Scenario.values())
             .filter(scenario -> chosen("bench.http.scenarios", scenario.name())).toList();
@@ -125,6 +131,9 @@ class HttpBenchmark {
                 InfinispanForTests.clientProperties()).addClasses(BenchResource.class, RawHotRodResource.class);
         WebArchive jpa = Deployments.sampleAppOnDatabase("bench-jpa", CONFIG, OwnPostgreSqlForTests.server().jdbcUrl())
                 .addClasses(BenchResource.class, RawJdbcResource.class);
+        // the floor in the store's package, as a class file: it builds its client as the store does
+        WebArchive redis = Deployments.sampleAppOnRedis("bench-redis", CONFIG, RedisForTests.settings())
+                .addClass(BenchResource.class).add(new ClassLoaderAsset(RAW_REDIS), "WEB-INF/classes/" + RAW_REDIS);
         List<String> jvm = new ArrayList<>();
         String jfr = System.getProperty("bench.http.jfr", "");
         if (!jfr.isBlank()) {
@@ -132,7 +141,7 @@ class HttpBenchmark {
         }
         Wrk wrk = new Wrk(Path.of("target", "bench-http"), BODY, CONNECTIONS);
         long started = System.nanoTime();
-        try (PayaraMicroProcess payara = PayaraMicroProcess.startAtFullSpeed("bench", jvm, memory, infinispan, jpa)) {
+        try (PayaraMicroProcess payara = PayaraMicroProcess.startAtFullSpeed("bench", jvm, memory, infinispan, jpa, redis)) {
             for (int round = 0; round <= ROUNDS; round++) {
                 for (App app : apps) {
                     Http http = new Http(payara.url(app.contextRoot()));

@@ -84,6 +84,39 @@ public final class PaymentsDatabase {
         });
     }
 
+    /** The sample's tables whose timestamps a provider once kept in {@code BYTEA} (before {@code InstantColumn}). */
+    private static final java.util.List<String> TIMESTAMPED = java.util.List.of("payment", "import_message");
+
+    /**
+     * Drops the sample's tables in this machine's database whose {@code created_at} is not a
+     * {@code TIMESTAMP} (as every provider now writes it): tables an earlier build created with
+     * another type, which the deployments would otherwise fail on. The next deployment creates them
+     * again. Tables of the right type are left as they are.
+     *
+     * @return the tables dropped
+     */
+    public static java.util.List<String> dropTablesOfAnOlderSchema() {
+        java.util.List<String> dropped = new java.util.ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(PostgreSqlDataSource.URL, PostgreSqlDataSource.USER, "");
+                PreparedStatement type = connection.prepareStatement("SELECT data_type FROM information_schema.columns"
+                        + " WHERE table_schema = current_schema() AND table_name = ? AND column_name = 'created_at'")) {
+            for (String table : TIMESTAMPED) {
+                type.setString(1, table);
+                try (ResultSet rs = type.executeQuery()) {
+                    if (rs.next() && !rs.getString(1).startsWith("timestamp")) {
+                        try (var drop = connection.createStatement()) {
+                            drop.execute("DROP TABLE " + table + " CASCADE");
+                        }
+                        dropped.add(table + " (created_at " + rs.getString(1) + ")");
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL at " + PostgreSqlDataSource.URL + " could not be checked", e);
+        }
+        return dropped;
+    }
+
     private interface Reader<T> {
         T read(ResultSet rs) throws SQLException;
     }
