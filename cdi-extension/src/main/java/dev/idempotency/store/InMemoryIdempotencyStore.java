@@ -46,7 +46,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicInteger live = new AtomicInteger();
-    /** The estimated heap of the live records ({@link Entry#size}). */
+    /** The estimated heap of the live records ({@link Entry#size()}). */
     private final AtomicLong bytes = new AtomicLong();
     private final ReentrantLock sweepLock = new ReentrantLock();
     private final AtomicLong lastSweep = new AtomicLong();
@@ -136,8 +136,10 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         Objects.requireNonNull(outcome, "outcome");
+        byte[] kept = CompactOutcome.encode(outcome); // outside the map's lock
+        // A completed record has no owner any more: nobody changes it until it expires.
         return changeIfOwned(key, owner, true, (current, now) ->
-                new Entry(RecordState.COMPLETED, current.fingerprint, owner, outcome, now + retention.toNanos(), 0,
+                new Entry(RecordState.COMPLETED, current.fingerprint, null, kept, now + retention.toNanos(), 0,
                         current.claimedAtNanos));
     }
 
@@ -176,7 +178,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** Accounts for one record replacing another ({@code null}: none) and returns the new one. */
     private Entry replaced(Entry current, Entry next) {
-        bytes.addAndGet((next == null ? 0 : next.size) - (current == null ? 0 : current.size));
+        bytes.addAndGet((next == null ? 0 : next.size()) - (current == null ? 0 : current.size()));
         return next;
     }
 
@@ -230,7 +232,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             entries.forEach((key, entry) -> {
                 if (entry.expiredAt(now) && entries.remove(key, entry)) {
                     live.decrementAndGet();
-                    bytes.addAndGet(-entry.size);
+                    bytes.addAndGet(-entry.size());
                 }
             });
         } finally {
@@ -238,24 +240,28 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** One immutable record; replaced, never mutated, so reads need no lock. */
+    /**
+     * One immutable record; replaced, never mutated, so reads need no lock. Compact, because a
+     * completed record stays alive for its ttl and every collection copies it: the outcome as one
+     * byte array ({@link CompactOutcome}), and no owner once completed.
+     */
     private static final class Entry {
-        /** Key, fingerprint, owner, header map and map entry: at most this (InMemoryStoreFootprintTest). */
+        /** Key, fingerprint, owner, the encoded headers' framing and map entry: at most this (InMemoryStoreFootprintTest). */
         static final int OVERHEAD = 1024;
 
         final RecordState state;
         final String fingerprint;
+        /** The claim's owner token; null once COMPLETED. */
         final String owner;
-        final StoredOutcome outcome;
+        /** The outcome as {@link CompactOutcome} encodes it; null before COMPLETED. */
+        final byte[] outcome;
         final long expiresAtNanos;
         /** IN_PROGRESS: when the lease ends (a takeover by the same request may follow); EXECUTED: when the outcome counts as lost. */
         final long deadlineNanos;
         /** When the current claim was made (a takeover is a new claim), for the support look-up. */
         final long claimedAtNanos;
-        /** Estimated heap: {@link #OVERHEAD} plus the stored body and headers. */
-        final long size;
 
-        Entry(RecordState state, String fingerprint, String owner, StoredOutcome outcome, long expiresAtNanos,
+        Entry(RecordState state, String fingerprint, String owner, byte[] outcome, long expiresAtNanos,
                 long deadlineNanos, long claimedAtNanos) {
             this.state = state;
             this.fingerprint = fingerprint;
@@ -264,18 +270,11 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             this.expiresAtNanos = expiresAtNanos;
             this.deadlineNanos = deadlineNanos;
             this.claimedAtNanos = claimedAtNanos;
-            this.size = OVERHEAD + (outcome == null ? 0 : outcome.bodyLength() + headerChars(outcome));
         }
 
-        private static long headerChars(StoredOutcome outcome) {
-            long chars = 0;
-            for (var header : outcome.headers().entrySet()) {
-                chars += header.getKey().length();
-                for (String value : header.getValue()) {
-                    chars += value.length();
-                }
-            }
-            return 2 * chars;
+        /** @return the estimated heap: {@link #OVERHEAD} plus the encoded outcome (its body and headers) */
+        long size() {
+            return OVERHEAD + (outcome == null ? 0 : outcome.length);
         }
 
         boolean expiredAt(long now) {
@@ -295,7 +294,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             if (state == RecordState.EXECUTED && now - deadlineNanos >= 0) {
                 return IdempotencyRecord.outcomeLost(key, fingerprint);
             }
-            return new IdempotencyRecord(key, state, fingerprint, outcome);
+            return new IdempotencyRecord(key, state, fingerprint, outcome == null ? null : CompactOutcome.decode(outcome));
         }
     }
 }
