@@ -42,12 +42,12 @@ public final class StoreBenchmarks {
     }
 
     private static final List<Comparison> INFINISPAN = List.of(
-            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawPutIfAbsentThenReplaceWithVersion", 0.9),
+            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawPutIfAbsentThenReplaceWithVersion", 0.95),
             new Comparison("replay look-up", "oursReplayLookup", "rawGetWithMetadata", 0.9),
             new Comparison("claim + complete vs Camel add + confirm", "oursClaimAndComplete", "camelAddThenConfirm", 1.0));
     private static final List<Comparison> JPA = List.of(
-            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawInsertThenUpdate", 0.7),
-            new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.7));
+            new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawInsertThenUpdate", 0.9),
+            new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.8));
     private static final List<Comparison> REDIS = List.of(
             new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawSetNxPxGetThenEvalsha", 0.9),
             new Comparison("replay look-up", "oursReplayLookup", "rawGet", 0.9),
@@ -208,7 +208,7 @@ public final class StoreBenchmarks {
             double ours = scores.getOrDefault(row.ours(), Double.NaN);
             double baseline = scores.getOrDefault(row.baseline(), Double.NaN);
             double ratio = ours / baseline;
-            lines.add(String.format(Locale.ROOT, "| %s | %,.0f | `%s` | %,.0f | %.2f | %s %.1f |", row.what(), ours,
+            lines.add(String.format(Locale.ROOT, "| %s | %,.0f | `%s` | %,.0f | %.2f | %s %.2f |", row.what(), ours,
                     row.baseline(), baseline, ratio, ratio >= row.target() ? "met, ≥" : "NOT met, ≥", row.target()));
         }
         lines.forEach(line -> report.append(line).append('\n'));
