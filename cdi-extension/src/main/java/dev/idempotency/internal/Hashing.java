@@ -14,19 +14,47 @@ public final class Hashing {
 
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
-    private final MessageDigest digest;
+    /**
+     * Cloned for each hasher: a provider look-up ({@code getInstance}) on every request cost more
+     * than the hashing of a small request; null where the provider's digest cannot be cloned.
+     */
+    private static final MessageDigest PROTOTYPE = cloneable(newDigest());
 
-    private Hashing() {
+    private final MessageDigest digest;
+    /** The length prefix, hashed in one update rather than byte by byte. */
+    private final byte[] length = new byte[Long.BYTES];
+
+    private Hashing(MessageDigest digest) {
+        this.digest = digest;
+    }
+
+    /** @return a fresh hasher; not thread-safe, use one per computation */
+    public static Hashing sha256() {
+        if (PROTOTYPE != null) {
+            try {
+                return new Hashing((MessageDigest) PROTOTYPE.clone());
+            } catch (CloneNotSupportedException e) {
+                // checked when the prototype was made; a new instance below
+            }
+        }
+        return new Hashing(newDigest());
+    }
+
+    private static MessageDigest newDigest() {
         try {
-            digest = MessageDigest.getInstance("SHA-256");
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
     }
 
-    /** @return a fresh hasher; not thread-safe, use one per computation */
-    public static Hashing sha256() {
-        return new Hashing();
+    private static MessageDigest cloneable(MessageDigest digest) {
+        try {
+            digest.clone();
+            return digest;
+        } catch (CloneNotSupportedException e) {
+            return null;
+        }
     }
 
     /**
@@ -53,9 +81,10 @@ public final class Hashing {
      */
     public Hashing add(byte[] field, int offset, int length) {
         long n = length;
-        for (int shift = 56; shift >= 0; shift -= 8) {
-            digest.update((byte) (n >>> shift));
+        for (int i = 0; i < Long.BYTES; i++) {
+            this.length[i] = (byte) (n >>> (56 - 8 * i));
         }
+        digest.update(this.length);
         digest.update(field, offset, length);
         return this;
     }

@@ -11,7 +11,7 @@ final class TestContainers {
     static Weld weld(Class<?>... beans) {
         return new Weld().disableDiscovery()
                 .addExtension(new IdempotencyExtension())
-                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaim.class, CurrentCaller.class,
+                .addBeanClasses(IdempotencyInterceptor.class, IdempotencyRuntime.class, CurrentHttpClaimScope.class, CurrentCaller.class,
                         HttpInvocations.class, MethodInvocations.class, TokenIssuer.class)
                 .addBeanClasses(beans);
     }

@@ -22,6 +22,18 @@ class HashingTest {
         assertThat(Hashing.sha256().add("abc").finish()).hasSize(43).matches("[A-Za-z0-9_-]+");
     }
 
+    /**
+     * Keys and fingerprints are stored: a record written by an earlier version must be found by
+     * this one. The values are computed outside Java, from the documented format (each field its
+     * length as 8 bytes big-endian, then its UTF-8 bytes; SHA-256; base64url without padding).
+     */
+    @Test
+    void hashesAreTheDocumentedFormatsAndNeverChange() {
+        assertThat(Hashing.sha256().add("ab").add("c").finish()).isEqualTo("YB1UduLM_iyHorunoyJllzSgV0nVtap4H1E-SRLbDV8");
+        assertThat(Hashing.sha256().add("POST").add("/api/payments").add("é").finish())
+                .isEqualTo("Fbl4dr4VmtxFjbhTUG8D6lVubnVqPQil4IGsMGPHpXk");
+    }
+
     @Test
     void theFingerprintCoversMethodPathQueryAndTheWholeBody() {
         byte[] body = "x".repeat(20_000).getBytes(StandardCharsets.UTF_8);

@@ -1,0 +1,112 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.jboss.weld.context.bound.BoundRequestContext;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.InProgressWaits;
+import dev.idempotency.claim.ReleaseRetries;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.Policies;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * The request-scoped holder of the filter's claim, made by {@link CurrentHttpClaimScope}: one per
+ * request, and a claim the request left unfinished is released when the request's context ends
+ * (the request never reached the method, or ended without a response the library recorded).
+ */
+class CurrentHttpClaimScopeTest {
+
+    /** A resource method's class (not a bean here: only its policy is needed). */
+    static class Payments {
+        @Idempotent
+        public void pay() {
+        }
+    }
+
+    private final ReleaseRetries retries = new ReleaseRetries();
+    private WeldContainer container;
+    private IdempotencyStore store;
+    private BoundRequestContext requests;
+    private IdempotencyPolicy policy;
+    private Method pay;
+
+    @BeforeEach
+    void start() throws Exception {
+        container = TestContainers.weld().initialize();
+        store = container.select(IdempotencyStore.class).get();
+        requests = container.select(BoundRequestContext.class).get();
+        policy = Policies.unconfigured(Payments.class, "pay");
+        pay = Payments.class.getMethod("pay");
+    }
+
+    @AfterEach
+    void stop() {
+        container.close();
+        retries.close();
+    }
+
+    /** Runs {@code work} in a request context of its own, ended afterwards as a server ends it. */
+    private void inRequest(Consumer<CurrentHttpClaim> work) {
+        requests.associate(new HashMap<>());
+        requests.activate();
+        try {
+            work.accept(container.select(CurrentHttpClaim.class).get());
+        } finally {
+            requests.invalidate();
+            requests.deactivate();
+        }
+    }
+
+    private HttpClaim claim(String key) {
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).owner();
+        return new HttpClaim(store, policy, pay, false, key, owner, EventPublisher.NONE, new InProgressWaits(1), retries);
+    }
+
+    @Test
+    void aClaimTheRequestLeftUnfinishedIsReleasedWhenItsContextEnds() {
+        inRequest(current -> current.set(claim("never-ran")));
+
+        assertThat(store.find("never-ran")).as("released: a retry runs").isEmpty();
+        assertThat(store.claim("never-ran", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aCompletedClaimOutlivesItsRequest() {
+        inRequest(current -> {
+            current.set(claim("paid"));
+            current.take(pay).complete(StoredOutcome.of(201, Map.of("Location", List.of("/payments/1")), "paid".getBytes()));
+        });
+
+        assertThat(store.find("paid").orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.find("paid").orElseThrow().outcome().headers()).containsEntry("Location", List.of("/payments/1"));
+    }
+
+    @Test
+    void eachRequestHasAHolderOfItsOwn() {
+        HttpClaim first = claim("first");
+        inRequest(current -> {
+            current.set(first);
+            assertThat(current.take(pay)).isSameAs(first);
+        });
+        inRequest(current -> assertThat(current.take(pay)).as("nothing set in this request").isNull());
+    }
+}
