@@ -16,13 +16,13 @@ public final class Hashing {
 
     /**
      * Cloned for each hasher: a provider look-up ({@code getInstance}) on every request cost more
-     * than the hashing of a small request; null where the provider's digest cannot be cloned.
+     * than the hashing of a small request. Never updated itself, so any thread may clone it.
      */
-    private static final MessageDigest PROTOTYPE = cloneable(newDigest());
+    private static final MessageDigest PROTOTYPE = newDigest();
 
     private final MessageDigest digest;
     /** The length prefix, hashed in one update rather than byte by byte. */
-    private final byte[] length = new byte[Long.BYTES];
+    private final byte[] lengthPrefix = new byte[Long.BYTES];
 
     private Hashing(MessageDigest digest) {
         this.digest = digest;
@@ -30,14 +30,11 @@ public final class Hashing {
 
     /** @return a fresh hasher; not thread-safe, use one per computation */
     public static Hashing sha256() {
-        if (PROTOTYPE != null) {
-            try {
-                return new Hashing((MessageDigest) PROTOTYPE.clone());
-            } catch (CloneNotSupportedException e) {
-                // checked when the prototype was made; a new instance below
-            }
+        try {
+            return new Hashing((MessageDigest) PROTOTYPE.clone());
+        } catch (CloneNotSupportedException e) {
+            return new Hashing(newDigest()); // a provider whose digest cannot be cloned
         }
-        return new Hashing(newDigest());
     }
 
     private static MessageDigest newDigest() {
@@ -45,15 +42,6 @@ public final class Hashing {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
-    }
-
-    private static MessageDigest cloneable(MessageDigest digest) {
-        try {
-            digest.clone();
-            return digest;
-        } catch (CloneNotSupportedException e) {
-            return null;
         }
     }
 
@@ -82,9 +70,9 @@ public final class Hashing {
     public Hashing add(byte[] field, int offset, int length) {
         long n = length;
         for (int i = 0; i < Long.BYTES; i++) {
-            this.length[i] = (byte) (n >>> (56 - 8 * i));
+            lengthPrefix[i] = (byte) (n >>> (56 - 8 * i));
         }
-        digest.update(this.length);
+        digest.update(lengthPrefix);
         digest.update(field, offset, length);
         return this;
     }
