@@ -9,6 +9,7 @@ import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
@@ -175,11 +176,37 @@ public class OwnedClaim {
 
     /** @return whether the store marked the work executed (then so does this claim) */
     private boolean markInStore() {
-        boolean marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+        boolean marked;
+        try {
+            marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+        } catch (IdempotencyStoreException lost) {
+            if (store.joinsCallerTransaction()) {
+                throw lost; // the mark rolls back with the work: nothing to find out
+            }
+            marked = markAgainAfter(lost);
+        }
         if (marked) {
             executed = true;
         }
         return marked;
+    }
+
+    /**
+     * Asks a store outside the caller's transaction once more after its mark failed. The first mark
+     * may have been applied with its answer lost (a timeout while this node stalled: the fault
+     * campaign froze a node mid-mark); rolling back then would leave a mark behind work that never
+     * committed, and a retry after the mark's lease would already have been told the response was
+     * lost. A store answers a repeated mark of its owner's executed record as the first: marked.
+     */
+    private boolean markAgainAfter(IdempotencyStoreException lost) {
+        try {
+            boolean marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+            LOG.warning(Messages.markRepeated(policy.endpoint(), keyForLog(), marked, lost));
+            return marked;
+        } catch (RuntimeException again) {
+            lost.addSuppressed(again);
+            throw lost;
+        }
     }
 
     private void releaseInStore() {

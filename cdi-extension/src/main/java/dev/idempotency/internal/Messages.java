@@ -436,6 +436,12 @@ public final class Messages {
                 + " the work is never run again with this key, retries get 409 and then 410 response-lost";
     }
 
+    public static String markRepeated(String endpoint, String keyHash, boolean marked, Throwable firstFailure) {
+        return "IDEMP0416: " + endpoint + ": the idempotency store failed to answer marking the work for key hash "
+                + keyHash + " executed (" + firstFailure + "); asked again, it answered "
+                + (marked ? "marked: the work commits" : "not this request's claim: the work rolls back");
+    }
+
     public static String releasedOnRetry(String endpoint, String keyHash, int attempts, boolean released) {
         return "IDEMP0411: " + endpoint + ": the idempotency store answered the release of the claim for key hash "
                 + keyHash + " at attempt " + attempts + (released ? ": released, a retry with the key runs again"

@@ -115,9 +115,15 @@ public interface IdempotencyStore {
      * @param owner the owner token returned by {@link #claim}
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the record if the outcome never comes
+     * <p>A mark repeated by the owner of the record it marked executed answers {@code true} and
+     * changes nothing (its outcome stays due by the first mark's lease): when a store outside the
+     * caller's transaction throws on a mark, the library asks once more, since the first may have
+     * been applied with only its answer lost, and the work may then commit.
+     *
      * @return {@code true} if the caller owned the in-progress claim (within its lease, or after it
-     *     while nobody took it over) and it is now EXECUTED; {@code false} if it did not (taken
-     *     over, released): nothing changed, and the caller must roll its work back
+     *     while nobody took it over) and it is now EXECUTED, or it had marked it already;
+     *     {@code false} if it did not (taken over, released, completed): nothing changed, and the
+     *     caller must roll its work back
      * @throws IdempotencyStoreException when the store cannot answer
      */
     default boolean markExecuted(String key, String owner, Duration lease, Duration retention) {

@@ -145,8 +145,10 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
-        return changeIfOwned(key, owner, false, (current, now) -> new Entry(RecordState.EXECUTED, current.fingerprint,
-                owner, null, now + retention.toNanos(), now + lease.toNanos(), current.claimedAtNanos));
+        // A mark repeated by the owner of its executed record (its first answer lost) changes nothing.
+        return changeIfOwned(key, owner, true, (current, now) -> current.state == RecordState.EXECUTED ? current
+                : new Entry(RecordState.EXECUTED, current.fingerprint, owner, null, now + retention.toNanos(),
+                        now + lease.toNanos(), current.claimedAtNanos));
     }
 
     @Override

@@ -130,19 +130,20 @@ class ClaimInTransactionTest {
     /**
      * The fault campaign's {@code 410} without a payment (stop 33, Redis killed with
      * {@code appendfsync always}): the mark reached the store, its answer did not, so the work
-     * rolled back; the release after the rollback met the store still down. The key must not stay
-     * marked executed (a {@code 410 response-lost} for every retry until the ttl, for work that
-     * never committed): the release is tried again until the store answers.
+     * rolled back (asked again, the store was down); the release after the rollback met the store
+     * still down. The key must not stay marked executed (a {@code 410 response-lost} for every
+     * retry until the ttl, for work that never committed): the release is tried again until the
+     * store answers.
      */
     @Test
     void aMarkWhoseAnswerWasLostIsReleasedOnceTheStoreAnswersAgainAfterTheRollback() throws InterruptedException {
         OwnedClaim claim = claim();
         jta.begin();
-        store.loseAnswerOfNext("markExecuted");
+        store.loseAnswerOfNextAndGoDown("markExecuted");
 
         assertThatThrownBy(() -> binding.bind(claim, true, null)).isInstanceOf(IdempotencyStoreException.class);
+        assertThat(store.calls("markExecuted")).as("asked again, the store down").isEqualTo(2);
         assertThat(memory.find(KEY).orElseThrow().state()).as("the mark reached the store").isEqualTo(RecordState.EXECUTED);
-        store.down(true);
         jta.rollback();
         assertThat(store.calls("release")).as("tried at the rollback").isPositive();
         assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
@@ -155,6 +156,32 @@ class ClaimInTransactionTest {
         assertThat(memory.find(KEY)).as("the key is free once the store answers: nothing committed").isEmpty();
         assertThat(outcomes()).as("reported once it was").containsExactly(RELEASED);
         assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * The fault campaign's {@code 410} without a payment (stop 34, an application node frozen past
+     * its lease on the Infinispan store): the mark reached the store, its answer was lost to the
+     * node's own stall (the client's timeout fired as it woke). The work rolled back and released
+     * its key; but a retry on another node, after the mark's lease, had already been told the
+     * response was lost, for a payment never made. Asked again, the store says the mark is this
+     * owner's: the work commits, and what the retry was told is true.
+     */
+    @Test
+    void aMarkWhoseAnswerWasLostIsAskedAgainAndTheWorkCommitsAsARetryWasToldMeanwhile() {
+        OwnedClaim claim = claim();
+        jta.begin();
+        store.loseAnswerOfNext("markExecuted");
+
+        assertThat(binding.bind(claim, true, () -> claim.complete(PLACED))).isTrue();
+        elapse(policy.lease()); // the node stalled before its commit
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT))
+                .as("a retry meanwhile").isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
+        assertThat(jta.commit()).as("the work commits").isTrue();
+
+        assertThat(store.calls("markExecuted")).as("asked again").isEqualTo(2);
+        assertThat(memory.find(KEY).orElseThrow().outcome()).as("then completed, replayed to retries").isEqualTo(PLACED);
+        assertThat(store.calls("release")).isZero();
+        assertThat(outcomes()).containsExactly(COMPLETED);
     }
 
     /**

@@ -22,6 +22,7 @@ public final class RecordingStore implements IdempotencyStore {
     private volatile boolean down;
     private volatile boolean joinsCallerTransaction;
     private volatile String loseAnswerOf;
+    private volatile boolean downAfterLostAnswer;
 
     /** @param delegate the store that keeps the records */
     public RecordingStore(IdempotencyStore delegate) {
@@ -41,12 +42,25 @@ public final class RecordingStore implements IdempotencyStore {
      */
     public void loseAnswerOfNext(String operation) {
         this.loseAnswerOf = operation;
+        this.downAfterLostAnswer = false;
+    }
+
+    /**
+     * As {@link #loseAnswerOfNext}, and the store is down from then on: the server died after it
+     * acted on the call, before its answer left.
+     *
+     * @param operation {@code claim}, {@code complete}, {@code markExecuted} or {@code release}
+     */
+    public void loseAnswerOfNextAndGoDown(String operation) {
+        this.loseAnswerOf = operation;
+        this.downAfterLostAnswer = true;
     }
 
     /** Fails the call if its answer is to be lost (after the store acted on it). */
     private <T> T answered(String operation, T answer) {
         if (operation.equals(loseAnswerOf)) {
             loseAnswerOf = null;
+            down = downAfterLostAnswer;
             throw new IdempotencyStoreException("the connection broke before the answer came (" + operation + ")");
         }
         return answer;

@@ -196,12 +196,19 @@ public final class InfinispanRecords {
      * @param owner the owner token returned by {@link #claim}
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the record if the outcome never comes
-     * @return whether the caller owned the in-progress claim, and the record is now EXECUTED
+     * @return whether the caller owned the in-progress claim, and the record is now EXECUTED (or
+     *     already was, marked by this owner: nothing changes)
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return call("markExecuted", () -> {
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
-            if (current == null || !current.getValue().ownedBy(owner) || !current.getValue().is(RecordState.IN_PROGRESS)) {
+            if (current == null || !current.getValue().ownedBy(owner)) {
+                return false;
+            }
+            if (current.getValue().is(RecordState.EXECUTED)) {
+                return true; // this mark repeated (its first answer lost): nothing changes
+            }
+            if (!current.getValue().is(RecordState.IN_PROGRESS)) {
                 return false;
             }
             StoredRecord executed = current.getValue().executed();

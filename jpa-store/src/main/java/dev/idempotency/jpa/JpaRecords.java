@@ -288,7 +288,8 @@ public final class JpaRecords {
      * @param owner the owner token returned by {@link #claim}
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the row if the outcome never comes
-     * @return whether the caller owned the in-progress claim, and the row is now EXECUTED
+     * @return whether the caller owned the in-progress claim, and the row is now EXECUTED (or already
+     *     was, marked by this owner: nothing changes)
      * @throws PersistenceException (or another runtime exception of the provider's) when flushing the
      *     caller's own pending changes fails: the application's error, thrown as it is; its
      *     transaction is to roll back
@@ -305,8 +306,16 @@ public final class JpaRecords {
                     .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
                     .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
                     .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                    .executeUpdate() == 1;
+                    .executeUpdate() == 1 || markedBy(em, key, owner, now);
         });
+    }
+
+    /** @return whether the row is executed by this owner already: a repeated mark, which changes nothing */
+    private static boolean markedBy(EntityManager em, String key, String owner, LocalDateTime now) {
+        return em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
+                + " AND r.state = :executed AND r.expiresAt > :now", Long.class)
+                .setParameter("key", key).setParameter("owner", owner).setParameter("executed", EXECUTED)
+                .setParameter("now", now).getSingleResult() > 0;
     }
 
     /**

@@ -359,6 +359,27 @@ public abstract class IdempotencyStoreContractTest {
         assertThat(store.markExecuted(late, newOwner, LONG, LONG)).isTrue();
     }
 
+    /**
+     * The library asks a store once more when a mark failed: its first answer may have been lost
+     * after the store applied it. The repeat must be answered as the first, and change nothing.
+     */
+    @Test
+    void aMarkRepeatedByItsOwnerIsAnsweredAsTheFirstAndChangesNothing() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        assertThat(store.markExecuted(key, owner, shortDuration(), LONG)).isTrue();
+
+        assertThat(store.markExecuted(key, owner, LONG, LONG)).as("repeated").isTrue();
+        assertThat(store.markExecuted(key, "someone-else", LONG, LONG)).as("another owner").isFalse();
+        elapse(shortDuration());
+        assertThat(store.find(key)).as("the outcome is due by the first mark's lease").get()
+                .extracting(IdempotencyRecord::state).isEqualTo(RecordState.OUTCOME_LOST);
+        assertThat(store.markExecuted(key, owner, LONG, LONG)).as("repeated after its lease").isTrue();
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        assertThat(store.markExecuted(key, owner, LONG, LONG)).as("once completed").isFalse();
+        assertThat(store.find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+    }
+
     @Test
     void anExecutedRecordWhoseOutcomeNeverCameIsReportedLostAndStillNotClaimed() throws Exception {
         String key = freshKey();
