@@ -77,13 +77,17 @@ enum RedisScript {
     /**
      * ARGV owner, lease ms, retention ms. Only the owner of an in-progress record, whatever its
      * lease: executed, its outcome due within the lease, kept for the retention. Executed already
-     * by this owner: this mark run again, answered 1, nothing changed (its deadline stays). Answers
-     * 1 or 0.
+     * by this owner: this mark run again (the library repeats a mark whose answer was lost),
+     * answered 1, the record written again unchanged (its deadline and expiry stay): a write, so
+     * that a {@code WAIT} after it covers the first mark too, whatever connection it runs on (a
+     * {@code WAIT} on a connection that wrote nothing reports every replica at once, even one
+     * that never got the mark). Answers 1 or 0.
      */
     MARK_EXECUTED("markExecuted", """
             local v = redis.call('GET', KEYS[1])
             local h = head(v)
             if h and h.state == 2 and h.owner == ARGV[1] then
+              redis.call('SET', KEYS[1], v, 'KEEPTTL')
               return 1
             end
             if not h or h.state ~= 1 or h.owner ~= ARGV[1] then

@@ -76,6 +76,52 @@ class MarkLostWithItsServerTest {
         return state.matches("\\d+") ? Long.parseLong(state) : -1;
     }
 
+    /**
+     * A mark whose {@code WAIT} broke (its connection killed while the frozen replica kept it
+     * waiting) is on the master alone, and the library asks once more: a mark's answer may have
+     * been lost after it was applied. The repeat must wait for a replica too, or the work would
+     * commit with a mark that a failover loses, and a retry run it again. A {@code WAIT} on a
+     * connection that wrote nothing reports a frozen replica at once (seen with {@code redis-cli}
+     * on Redis 7.0.15); the repeat writes its record again so that its {@code WAIT} holds on any
+     * connection. (Before that write, this test passed too: the repeat's connection had written
+     * before, so its {@code WAIT} waited; the test guards the outcome, not the means.)
+     */
+    @Test
+    void aMarkRepeatedAfterItsWaitBrokeIsNotMarkedWhileNoReplicaHasIt() throws Exception {
+        RedisConnection shortWaits = new RedisConnection(RedisSettings.load(key -> Optional.ofNullable(master.settings(
+                "idempotency.redis.wait-replicas", "1", "idempotency.redis.wait-timeout", "PT3S").get(key))));
+        try {
+            RedisIdempotencyStore waiting = new RedisIdempotencyStore(shortWaits);
+            IdempotencyPolicy policy = new PolicyResolver(key -> Optional.empty()).resolve(Payments.class,
+                    Payments.class.getMethod("pay"));
+            String key = UUID.randomUUID().toString().replace("-", "");
+            String owner = ((ClaimResult.Acquired) waiting.claim(key, "fp", policy.lease(), policy.ttl())).owner();
+            OwnedClaim claim = new OwnedClaim(waiting, policy, key, owner, EventPublisher.NONE, new InProgressWaits(1),
+                    retries, false);
+            replica.signal("STOP");
+            try {
+                CompletableFuture<Boolean> mark = CompletableFuture.supplyAsync(claim::markExecuted);
+                master.await("the mark's WAIT blocking", Duration.ofSeconds(10), () -> waitingClient() != null);
+                master.cli("CLIENT", "KILL", "ID", waitingClient());
+
+                assertThatThrownBy(mark::join).as("never marked while only the master has it")
+                        .hasCauseInstanceOf(IdempotencyStoreException.class);
+                assertThat(state(key)).as("the mark on the master").isEqualTo(2);
+                assertThat(claim.executed()).isFalse();
+            } finally {
+                replica.signal("CONT");
+            }
+        } finally {
+            shortWaits.close();
+        }
+    }
+
+    /** @return the id of the client blocked in {@code WAIT} on the master, or {@code null} */
+    private String waitingClient() {
+        return master.cli("CLIENT", "LIST").lines().filter(line -> line.contains(" flags=b ") && line.contains(" cmd=wait"))
+                .map(line -> line.replaceFirst("^id=(\\d+) .*", "$1")).findFirst().orElse(null);
+    }
+
     @Test
     void theKeyIsFreeOnceTheServerIsBackAndNothingCommitted() throws Exception {
         IdempotencyPolicy policy = new PolicyResolver(key -> Optional.empty()).resolve(Payments.class,
