@@ -197,7 +197,7 @@ public final class InfinispanRecords {
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the record if the outcome never comes
      * @return whether the caller owned the in-progress claim, and the record is now EXECUTED (or
-     *     already was, marked by this owner: nothing changes)
+     *     already was, marked by this owner: written again, so that every owner of the entry has it)
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return call("markExecuted", () -> {
@@ -206,7 +206,7 @@ public final class InfinispanRecords {
                 return false;
             }
             if (current.getValue().is(RecordState.EXECUTED)) {
-                return true; // this mark repeated (its first answer lost): nothing changes
+                return markedAgain(key, current, retention);
             }
             if (!current.getValue().is(RecordState.IN_PROGRESS)) {
                 return false;
@@ -215,9 +215,28 @@ public final class InfinispanRecords {
             // The marker first: an executed record without its marker would read as "outcome lost".
             cache.put(key + DUE_SUFFIX, executed, lease.toMillis(), TimeUnit.MILLISECONDS);
             // On failure the marker stays to expire: it may be another owner's by now.
-            return cache.replaceWithVersion(key, executed, current.getVersion(),
-                    retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
+            if (cache.replaceWithVersion(key, executed, current.getVersion(),
+                    retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            // The client sends a write again whose answer did not come in time (a node stalled past
+            // the socket timeout, a topology change): when the first attempt landed, the version it
+            // moved refuses the second. Only this owner makes its record EXECUTED.
+            MetadataValue<StoredRecord> now = cache.getWithMetadata(key);
+            return now != null && now.getValue().ownedBy(owner) && now.getValue().is(RecordState.EXECUTED)
+                    && markedAgain(key, now, retention);
         });
+    }
+
+    /**
+     * A mark of this owner found already made (a repeat after a lost answer, or the client's own
+     * second attempt): the record is written again, unchanged but for its retention, counted from
+     * now. A write that succeeds is on every owner of the entry; the first may have reached only
+     * some of them before it failed (a backup that timed out), and a read tells nothing of that.
+     */
+    private boolean markedAgain(String key, MetadataValue<StoredRecord> executed, Duration retention) {
+        return cache.replaceWithVersion(key, executed.getValue(), executed.getVersion(),
+                retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -2,16 +2,24 @@ package dev.idempotency.infinispan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.infinispan.client.hotrod.RemoteCache;
 import org.infinispan.client.hotrod.RemoteCacheManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
 /**
@@ -66,6 +74,53 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
 
         assertThat(again).as("the taker's lease lives").isInstanceOf(ClaimResult.Existing.class);
         assertThat(store.complete(key, taker.owner(), sampleOutcome(), LONG)).isTrue();
+    }
+
+    /**
+     * The Hot Rod client sends a write again when its answer did not come within the socket
+     * timeout (a node frozen mid-mark wakes to it): the first attempt landed, so the version it
+     * moved refuses the second, and the mark answered "not yours". The work then rolled back while
+     * another node, after the mark's lease, told a retry its response was lost (the fault
+     * campaign, stop 34). Here the cache applies the mark, then answers the client's second
+     * attempt: the mark must still count.
+     */
+    @Test
+    void aMarkWhoseWriteTheClientSentTwiceIsMarked() {
+        IdempotencyStore store = createStore();
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", LONG, LONG)).owner();
+        InfinispanRecords resending = new InfinispanRecords(sendingTheNextVersionedReplaceTwice(
+                manager.<String, StoredRecord>getCache(InfinispanSettings.load(k -> Optional.empty()).cacheName())));
+
+        assertThat(resending.markExecuted(key, owner, LONG, LONG)).isTrue();
+
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.EXECUTED);
+        assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+    }
+
+    /** @return the cache, but its next versioned replace is sent twice and answered by the second */
+    @SuppressWarnings("unchecked")
+    private static RemoteCache<String, StoredRecord> sendingTheNextVersionedReplaceTwice(RemoteCache<String, StoredRecord> cache) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        InvocationHandler handler = new InvocationHandler() {
+            @Override
+            public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+                try {
+                    Object answer = method.invoke(cache, args);
+                    if (method.getName().equals("withFlags")) {
+                        return sendingTheNextVersionedReplaceTwice((RemoteCache<String, StoredRecord>) answer);
+                    }
+                    if (method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)) {
+                        return method.invoke(cache, args);
+                    }
+                    return answer;
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            }
+        };
+        return (RemoteCache<String, StoredRecord>) Proxy.newProxyInstance(RemoteCache.class.getClassLoader(),
+                new Class<?>[] {RemoteCache.class}, handler);
     }
 
     @Override
