@@ -439,7 +439,9 @@ public final class Messages {
     public static String markRepeated(String endpoint, String keyHash, boolean marked, Throwable firstFailure) {
         return "IDEMP0416: " + endpoint + ": the idempotency store failed to answer marking the work for key hash "
                 + keyHash + " executed (" + firstFailure + "); asked again, it answered "
-                + (marked ? "marked: the work commits" : "not this request's claim: the work rolls back");
+                + (marked ? "marked: the work commits"
+                        : "not this request's claim any more (taken over, completed, expired, or lost by the store):"
+                                + " the work rolls back");
     }
 
     public static String releasedOnRetry(String endpoint, String keyHash, int attempts, boolean released) {

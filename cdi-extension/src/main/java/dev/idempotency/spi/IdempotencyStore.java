@@ -111,15 +111,17 @@ public interface IdempotencyStore {
      * before this method existed keeps its old behaviour (the window between the commit and
      * {@link #complete} stays open; a retry in it may run again once the lease ran out).
      *
+     * <p>A mark repeated by the owner of the record it marked executed answers {@code true} and
+     * changes nothing in the record (its outcome stays due by the first mark's lease; a store may
+     * write it again, as a store that waits for replicas must, so that the repeat is on them): when
+     * a store outside the caller's transaction throws on a mark, the library asks once more, since
+     * the first may have been applied with only its answer lost, and the work may then commit. A
+     * store whose client sends a write again by itself must likewise count its own first attempt.
+     *
      * @param key the scoped, hashed key
      * @param owner the owner token returned by {@link #claim}
      * @param lease how long to wait for the outcome before reporting it lost
      * @param retention how long to keep the record if the outcome never comes
-     * <p>A mark repeated by the owner of the record it marked executed answers {@code true} and
-     * changes nothing (its outcome stays due by the first mark's lease): when a store outside the
-     * caller's transaction throws on a mark, the library asks once more, since the first may have
-     * been applied with only its answer lost, and the work may then commit.
-     *
      * @return {@code true} if the caller owned the in-progress claim (within its lease, or after it
      *     while nobody took it over) and it is now EXECUTED, or it had marked it already;
      *     {@code false} if it did not (taken over, released, completed): nothing changed, and the
@@ -133,8 +135,6 @@ public interface IdempotencyStore {
     /**
      * Releases a claim so that a retry runs again (the execution failed).
      *
-     * @param key the scoped, hashed key
-     * @param owner the owner token returned by {@link #claim}
      * <p>The owner also releases a record it {@link #markExecuted marked executed} when the
      * transaction around the work rolled back after all; it never does so once that transaction
      * committed.
@@ -145,6 +145,8 @@ public interface IdempotencyStore {
      * {@link #joinsCallerTransaction join the caller's transaction} only, whose marks would
      * otherwise stay behind work that rolled back. Such a store's release must work from any thread.
      *
+     * @param key the scoped, hashed key
+     * @param owner the owner token returned by {@link #claim}
      * @return {@code true} if the caller owned the claim (in progress, whatever its lease, or
      *     executed) and it is gone; {@code false} if it did not own it: nothing changed
      * @throws IdempotencyStoreException when the store cannot answer

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,7 +26,7 @@ import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.IdempotencyPolicy;
-import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.config.Policies;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyStoreException;
@@ -72,8 +71,8 @@ class ClaimInTransactionTest {
     private final ReleaseRetries retries = new ReleaseRetries();
     private TransactionBinding binding;
 
-    ClaimInTransactionTest() throws NoSuchMethodException {
-        policy = new PolicyResolver(key -> Optional.empty()).resolve(Orders.class, Orders.class.getMethod("place"));
+    ClaimInTransactionTest() {
+        policy = Policies.unconfigured(Orders.class, "place");
     }
 
     @BeforeEach

@@ -2,7 +2,6 @@ package dev.idempotency.claim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,7 @@ import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.Idempotent;
 import dev.idempotency.InProgressDuplicates;
 import dev.idempotency.config.IdempotencyPolicy;
-import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.config.Policies;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -66,9 +65,8 @@ class InProgressWaitsTest {
         threads.shutdownNow();
     }
 
-    private static IdempotencyPolicy policy(String method) throws NoSuchMethodException {
-        Method m = Orders.class.getMethod(method);
-        return new PolicyResolver(key -> Optional.empty()).resolve(Orders.class, m);
+    private static IdempotencyPolicy policy(String method) {
+        return Policies.unconfigured(Orders.class, method);
     }
 
     private String owner(IdempotencyPolicy policy) {

@@ -1,5 +1,6 @@
 package dev.idempotency.config;
 
+import java.lang.reflect.Method;
 import java.util.Optional;
 
 
@@ -16,9 +17,18 @@ public final class Policies {
      */
     public static IdempotencyPolicy unconfigured(Class<?> beanClass, String method) {
         try {
-            return new PolicyResolver(key -> Optional.empty()).resolve(beanClass, beanClass.getMethod(method));
+            return unconfigured(beanClass, beanClass.getMethod(method));
         } catch (NoSuchMethodException e) {
             throw new IllegalArgumentException(beanClass.getName() + " has no public method " + method + "()", e);
         }
+    }
+
+    /**
+     * @param beanClass the test's bean class
+     * @param method its {@code @Idempotent} method
+     * @return the policy resolved as at deployment, with no config key set
+     */
+    public static IdempotencyPolicy unconfigured(Class<?> beanClass, Method method) {
+        return new PolicyResolver(key -> Optional.empty()).resolve(beanClass, method);
     }
 }

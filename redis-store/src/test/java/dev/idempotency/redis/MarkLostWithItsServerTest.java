@@ -69,6 +69,11 @@ class MarkLostWithItsServerTest {
         master.stop();
     }
 
+    /** @return the policy of {@link Payments#pay()} with no configuration */
+    private static IdempotencyPolicy payPolicy() throws NoSuchMethodException {
+        return new PolicyResolver(key -> Optional.empty()).resolve(Payments.class, Payments.class.getMethod("pay"));
+    }
+
     /** @return the record's state byte (1 in progress, 2 executed, 3 completed), read on the server; 0: none */
     private long state(String key) {
         String state = master.cli("EVAL", "local v = redis.call('GET', KEYS[1]); if not v then return 0 end;"
@@ -92,8 +97,7 @@ class MarkLostWithItsServerTest {
                 "idempotency.redis.wait-replicas", "1", "idempotency.redis.wait-timeout", "PT3S").get(key))));
         try {
             RedisIdempotencyStore waiting = new RedisIdempotencyStore(shortWaits);
-            IdempotencyPolicy policy = new PolicyResolver(key -> Optional.empty()).resolve(Payments.class,
-                    Payments.class.getMethod("pay"));
+            IdempotencyPolicy policy = payPolicy();
             String key = UUID.randomUUID().toString().replace("-", "");
             String owner = ((ClaimResult.Acquired) waiting.claim(key, "fp", policy.lease(), policy.ttl())).owner();
             OwnedClaim claim = new OwnedClaim(waiting, policy, key, owner, EventPublisher.NONE, new InProgressWaits(1),
@@ -124,8 +128,7 @@ class MarkLostWithItsServerTest {
 
     @Test
     void theKeyIsFreeOnceTheServerIsBackAndNothingCommitted() throws Exception {
-        IdempotencyPolicy policy = new PolicyResolver(key -> Optional.empty()).resolve(Payments.class,
-                Payments.class.getMethod("pay"));
+        IdempotencyPolicy policy = payPolicy();
         String key = UUID.randomUUID().toString().replace("-", "");
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", policy.lease(), policy.ttl())).owner();
         OwnedClaim claim = new OwnedClaim(store, policy, key, owner, EventPublisher.NONE, new InProgressWaits(1), retries,

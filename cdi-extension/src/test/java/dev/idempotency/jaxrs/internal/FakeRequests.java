@@ -52,7 +52,7 @@ import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.LibrarySettings;
-import dev.idempotency.config.PolicyResolver;
+import dev.idempotency.config.Policies;
 import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.store.RecordingStore;
 import dev.idempotency.store.ReplayCache;
@@ -199,7 +199,7 @@ final class FakeRequests {
     static HttpEndpoint endpoint(String method, boolean async, boolean intercepted) {
         try {
             Method resourceMethod = Payments.class.getMethod(method, String.class);
-            return new HttpEndpoint(new PolicyResolver(key -> Optional.empty()).resolve(Payments.class, resourceMethod),
+            return new HttpEndpoint(Policies.unconfigured(Payments.class, resourceMethod),
                     resourceMethod, async, intercepted);
         } catch (NoSuchMethodException e) {
             throw new IllegalArgumentException(e);
