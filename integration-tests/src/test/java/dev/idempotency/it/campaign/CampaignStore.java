@@ -105,8 +105,9 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
      * found it free and ran (a retry with the first body would run again too, but the campaign's
      * clients stop at the first {@code 2xx}).
      * A Payara node frozen mid-mark is no window: its mark's answer, lost to the client's timeout
-     * as it woke, is asked for again, and the payment commits ({@code 410} without a row at a node
-     * freeze failed the campaign at stop 34, seed 2433059373875054812, before it was).
+     * as it woke, is asked for again, and the store counts its own mark when the client's second
+     * attempt of it is refused; the payment commits ({@code 410} without a row at a node freeze
+     * failed the campaign at stop 34, seed 2433059373875054812, before it was).
      *
      * @param cluster the cluster
      * @return the store
