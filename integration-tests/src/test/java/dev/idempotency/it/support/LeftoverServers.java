@@ -23,21 +23,31 @@ import org.junit.platform.launcher.TestIdentifier;
 public final class LeftoverServers implements TestExecutionListener {
 
     private static final Path DUMPS = Path.of("target");
+    /** How long a server that its test or the adapter is stopping may take to exit by itself. */
+    private static final int STOPPING_SECONDS = 10;
 
     @Override
     public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-        if (!test.isContainer() || result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+        // Only a failed class: an aborted one (an assumption in @BeforeAll) left nothing in doubt.
+        if (!test.isContainer() || result.getStatus() != TestExecutionResult.Status.FAILED) {
             return;
         }
         List<ProcessHandle> leftovers = ProcessHandle.current().descendants()
                 .filter(process -> process.info().commandLine().orElse("").contains("payara-micro")).toList();
         for (ProcessHandle server : leftovers) {
+            if (exitsBy(server, STOPPING_SECONDS)) {
+                continue; // one being stopped by its test or the adapter
+            }
             Path dump = dumpThreads(server);
             System.out.println("a Payara Micro left running after " + test.getDisplayName() + " failed: PID "
                     + server.pid() + " ended" + (dump == null ? "" : "; its threads in " + dump));
             server.destroyForcibly();
-            server.onExit().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
+            exitsBy(server, 30);
         }
+    }
+
+    private static boolean exitsBy(ProcessHandle server, int seconds) {
+        return server.onExit().orTimeout(seconds, TimeUnit.SECONDS).handle((exited, timedOut) -> timedOut == null).join();
     }
 
     /** @return where the server's threads were written, or {@code null} when they could not be */
