@@ -15,7 +15,8 @@ import org.infinispan.protostream.annotations.ProtoSchema;
  * its {@linkplain #VERSION version} ({@value #VERSION_PREFIX} {@code N}), so that a node
  * registers it only over an older one (or none) and never downgrades a newer one another node
  * registered. Version 1 is the unversioned schema of the first releases (its first three fields
- * required).
+ * required); version 2 made every field optional; version 3 added a claim's lease to the record
+ * ({@code leaseMillis}, with the state {@code CLAIMED}) in place of a lease marker entry.
  */
 @ProtoSchema(includeClasses = {StoredRecord.class, StoredHeader.class},
         schemaFileName = "dev.idempotency.proto",
@@ -27,7 +28,7 @@ public interface IdempotencySchema extends GeneratedSchema {
     IdempotencySchema INSTANCE = new IdempotencySchemaImpl();
 
     /** This version of the schema; raise it with every change of the message types. */
-    int VERSION = 2;
+    int VERSION = 3;
 
     /** How the registered text names its version, on its first line. */
     String VERSION_PREFIX = "// dev.idempotency schema version";

@@ -19,36 +19,45 @@ import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * The Infinispan store's logic on one remote cache, free of CDI. Every expiry is an entry
- * lifespan, kept by the server's clock; no application node's clock is ever compared.
+ * The Infinispan store's logic on one remote cache, free of CDI. Every expiry and every lease is
+ * judged by the server's clock (entry lifespans, entry creation times); no application node's
+ * clock is ever compared.
  *
  * <p><b>Entries.</b> The record {@code key} (a {@link StoredRecord}) is the only thing that says
  * who owns a key; a claim keeps it for {@code max(lease, retention)}, so an abandoned claim binds
- * the key to its fingerprint until its retention ends. Each claimer's lease is an entry of its
- * own, {@code key|lease|<owner token>}, with the lease as its lifespan: while it exists, that
- * owner's lease lasts. Owner tokens are fresh UUIDs, so a lease marker is written once, by its
- * owner only, and never again: once gone (expired), that owner's lease is over for good. Markers
- * are never removed, only expired; a marker whose token no record names means nothing.
+ * the key to its fingerprint until its retention ends. A claim's record ({@value StoredRecord#CLAIMED})
+ * carries its lease: the lease lasts while the server's clock is before the entry's creation
+ * time (stamped by the server at the write that made it that owner's) plus the lease. Owner
+ * tokens are fresh UUIDs, so a record of one owner is written once, by its claim or takeover,
+ * and its creation time never moves while that owner holds it in progress.
  *
- * <p><b>Claim.</b> (1) {@code put} the claimer's own lease marker; (2) {@code putIfAbsent} the
- * record (with {@code FORCE_RETURN_VALUE}, so that the loser sees the winner's record): no
- * previous record, or one with the claimer's own token (the client retried the write after a
- * topology change and the first attempt won), means acquired. Otherwise the previous record is
- * the answer ({@link ClaimResult.Existing}) unless it is IN_PROGRESS with the <em>same</em>
- * fingerprint and its owner's lease marker is gone: then {@code getWithMetadata} and a
- * {@code replaceWithVersion} of that very version (still that owner, still in progress) to the
- * claimer's record is a takeover. A claim with another fingerprint never takes over.
+ * <p><b>Claim.</b> One {@code putIfAbsent} of the record (with {@code FORCE_RETURN_VALUE}, so that
+ * the loser sees the winner's record): no previous record, or one with the claimer's own token
+ * (the client retried the write after a topology change and the first attempt won), means
+ * acquired. Otherwise the previous record is the answer ({@link ClaimResult.Existing}) unless it
+ * is in progress with the <em>same</em> fingerprint and its owner's lease is over: the record's
+ * {@code getWithMetadata} (its version and creation time), then the server's time now (a probe
+ * entry {@code key|now} written and its creation time read), and, when the lease is over by that
+ * time, a {@code replaceWithVersion} of that very version to the claimer's record is a takeover.
+ * A claim with another fingerprint never takes over.
  *
  * <p><b>Why one key is never acquired twice.</b> Acquiring means writing the record with one's
  * own token: either {@code putIfAbsent} on a missing record (atomic on the key's primary owner:
  * one winner) or {@code replaceWithVersion} from the version read (compare-and-set: of many
  * takers of one version, one wins). So each version of the record has at most one successor
- * owner. A takeover happens only when the current owner's marker is absent; since every
- * claimer writes its marker <em>before</em> its record can exist, an absent marker cannot mean
- * "not written yet": it means that owner's lease ran out, and it cannot come back (its token is
- * never reused), so the version check alone keeps the decision valid until the replace. Nobody
- * deletes another owner's marker, so no interleaving of releases, completions or retries can cut
- * a live lease short.
+ * owner. A takeover happens only when the version read is still that owner's claim and the
+ * server's clock has passed its creation time plus its lease; a lease once over stays over (the
+ * version check keeps the decision valid until the replace). Two clocks are compared when the
+ * probe's primary node is another than the record's, so the servers' clocks must agree, as
+ * Infinispan's own expiry already requires: a skew of the servers moves the end of a lease by
+ * as much.
+ *
+ * <p><b>The previous version's claims.</b> A record {@code IN_PROGRESS} was written by a version
+ * before 3 of the schema, whose claims first wrote a lease marker {@code key|lease|<owner token>}
+ * with the lease as its lifespan: such a record is taken over only when its owner's marker is
+ * gone. A node of that version reads our {@value StoredRecord#CLAIMED} as a state it does not
+ * know, as executed: it answers {@code 409} and never takes over. A rolling upgrade therefore
+ * never runs a key twice.
  *
  * <p><b>Complete, mark, release.</b> Owner check on the record, then {@code replaceWithVersion} /
  * {@code removeWithVersion}: only the owner changes its record, an entry changed in between (a
@@ -65,8 +74,12 @@ public final class InfinispanRecords {
 
     /** Scoped keys are base64url: they never contain this. */
     static final String DUE_SUFFIX = "|due";
-    /** Followed by the owner token: that owner's lease marker. */
+    /** Followed by the owner token: that owner's lease marker, in versions before 3 of the schema. */
     static final String LEASE_INFIX = "|lease|";
+    /** The entry written to learn the server's time now, from its creation time. */
+    static final String NOW_SUFFIX = "|now";
+    /** The probe's lifespan: long enough to be read back, and it must have one to be stamped. */
+    private static final long PROBE_MILLIS = 10_000;
     /** Takeover attempts of one claim when the record keeps changing under it; then it answers in progress. */
     private static final int MAX_TAKEOVER_ROUNDS = 3;
 
@@ -91,19 +104,16 @@ public final class InfinispanRecords {
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return call("claim", () -> {
             String owner = UUID.randomUUID().toString();
-            StoredRecord claimed = StoredRecord.inProgress(fingerprint, owner);
+            StoredRecord claimed = StoredRecord.claimed(fingerprint, owner, lease.toMillis());
             long keptMillis = Math.max(lease.toMillis(), retention.toMillis());
-            // The lease before the record: a record whose owner has no marker is then always one
-            // whose lease ran out, never one whose marker is still to come. A plain put: the key is
-            // this claim's own, so a retried write is harmless. Left to expire if we do not acquire.
+            StoredRecord previous;
             try {
-                cache.put(leaseKey(key, owner), claimed, lease.toMillis(), TimeUnit.MILLISECONDS);
+                previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
             } catch (RuntimeException refused) {
                 // A bounded cache that is full refuses new entries instead of evicting: a key that has
                 // a record still answers with it (replays go on), a new key fails (503, nothing runs).
-                return existingOrThrow(key, refused);
+                return existingOrThrow(key, owner, refused);
             }
-            StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
             // The client retries a write whose answer was lost in a topology change (ISPN006010):
             // finding its own fresh owner token means the first attempt won.
             if (previous == null || previous.ownedBy(owner)) {
@@ -115,7 +125,7 @@ public final class InfinispanRecords {
 
     /**
      * A claim that found a record: takes it over when it is the same request's and its owner's
-     * lease ran out (its marker is gone), else reports it.
+     * lease is over, else reports it.
      */
     private ClaimResult takeOverOrFind(String key, String fingerprint, StoredRecord claimed, long keptMillis,
             StoredRecord found) {
@@ -130,15 +140,15 @@ public final class InfinispanRecords {
                 }
                 seen = previous;
             }
-            if (!seen.inProgressFor(fingerprint) || round >= MAX_TAKEOVER_ROUNDS
-                    || cache.containsKey(leaseKey(key, seen.getOwner()))) {
+            if (!seen.inProgressFor(fingerprint) || round >= MAX_TAKEOVER_ROUNDS) {
                 return new ClaimResult.Existing(toRecord(key, seen));
             }
-            // Its owner's lease is over for good (a marker is never written again): take over that
-            // owner's record, and only the version read, so that of many takers one wins.
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
-            if (current != null && current.getValue().ownedBy(seen.getOwner())
-                    && current.getValue().is(RecordState.IN_PROGRESS)) {
+            if (current != null && current.getValue().ownedBy(seen.getOwner()) && current.getValue().inProgress()) {
+                if (!leaseOver(key, current)) {
+                    return new ClaimResult.Existing(toRecord(key, current.getValue()));
+                }
+                // Take over that owner's record, and only the version read, so that of many takers one wins.
                 if (cache.replaceWithVersion(key, claimed, current.getVersion(),
                         keptMillis, TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS)) {
                     return new ClaimResult.Acquired(claimed.getOwner(), true);
@@ -150,10 +160,51 @@ public final class InfinispanRecords {
     }
 
     /**
-     * A claim whose lease marker could not be written: it cannot acquire, so the record, if any,
-     * is its answer (as for a claim that lost the {@code putIfAbsent}); else the failure stands.
+     * @param current a claim in progress, as read with its metadata
+     * @return whether its owner's lease is over by the server's clock; never when that cannot be
+     *     told (no creation time, or the probe refused by a full cache): the claim then stays its owner's
      */
-    private ClaimResult existingOrThrow(String key, RuntimeException refused) {
+    private boolean leaseOver(String key, MetadataValue<StoredRecord> current) {
+        StoredRecord record = current.getValue();
+        if (!record.leaseInRecord()) {
+            // a previous version's claim: its lease lasts while its marker does (never written again)
+            return !cache.containsKey(leaseKey(key, record.getOwner()));
+        }
+        if (current.getCreated() < 0) {
+            return false;
+        }
+        long now;
+        try {
+            now = serverNow(key);
+        } catch (RuntimeException e) {
+            if (full(e)) {
+                return false;
+            }
+            throw e;
+        }
+        return now >= current.getCreated() + record.getLeaseMillis();
+    }
+
+    /**
+     * @return the server's time now: the creation time it stamps on a probe entry written now
+     *     (read back from whichever node stamped it; every read after the write sees it)
+     */
+    private long serverNow(String key) {
+        String probe = key + NOW_SUFFIX;
+        cache.put(probe, StoredRecord.marker(), PROBE_MILLIS, TimeUnit.MILLISECONDS);
+        MetadataValue<StoredRecord> written = cache.getWithMetadata(probe);
+        if (written == null || written.getCreated() < 0) {
+            throw new IdempotencyStoreException("the Infinispan server kept no creation time for " + probe);
+        }
+        return written.getCreated();
+    }
+
+    /**
+     * A claim whose write failed (the cache is full, the server failed or did not answer in time):
+     * a record of its own owner token means the write landed and the claim is acquired; another
+     * record is its answer (as for a claim that lost the {@code putIfAbsent}); none, the failure stands.
+     */
+    private ClaimResult existingOrThrow(String key, String owner, RuntimeException refused) {
         StoredRecord existing;
         try {
             existing = cache.get(key);
@@ -163,6 +214,9 @@ public final class InfinispanRecords {
         }
         if (existing == null) {
             throw refused;
+        }
+        if (existing.ownedBy(owner)) {
+            return new ClaimResult.Acquired(owner, false);
         }
         return new ClaimResult.Existing(toRecord(key, existing));
     }
@@ -208,7 +262,7 @@ public final class InfinispanRecords {
             if (current.getValue().is(RecordState.EXECUTED)) {
                 return markedAgain(key, current, retention);
             }
-            if (!current.getValue().is(RecordState.IN_PROGRESS)) {
+            if (!current.getValue().inProgress()) {
                 return false;
             }
             StoredRecord executed = current.getValue().executed();
@@ -272,7 +326,8 @@ public final class InfinispanRecords {
     /**
      * See {@link dev.idempotency.spi.IdempotencyStore#inspect}: the times on the server's clock, from
      * the entries' metadata (whole seconds of lifespan): the record's expiry; in progress, when the
-     * claim (or takeover) was written and when its owner's lease marker lapses; executed, when its
+     * claim (or takeover) was written and when its lease ends (its creation plus its lease; a
+     * previous version's claim: when its owner's lease marker lapses); executed, when its
      * outcome-due marker does. A completed record's claim time is not kept.
      *
      * @param key the scoped, hashed key
@@ -289,7 +344,9 @@ public final class InfinispanRecords {
             Instant claimedAt = null;
             if (record.state() == RecordState.IN_PROGRESS) {
                 claimedAt = current.getCreated() < 0 ? null : Instant.ofEpochMilli(current.getCreated());
-                leaseEnds = endOf(cache.getWithMetadata(leaseKey(key, current.getValue().getOwner())));
+                StoredRecord claim = current.getValue();
+                leaseEnds = !claim.leaseInRecord() ? endOf(cache.getWithMetadata(leaseKey(key, claim.getOwner())))
+                        : claimedAt == null ? null : claimedAt.plusMillis(claim.getLeaseMillis());
             } else if (record.state() == RecordState.EXECUTED) {
                 leaseEnds = endOf(cache.getWithMetadata(key + DUE_SUFFIX));
             }
@@ -305,7 +362,7 @@ public final class InfinispanRecords {
         return Instant.ofEpochMilli(entry.getCreated() + entry.getLifespan() * 1000L);
     }
 
-    /** @return the key of one owner's lease marker (scoped keys are base64url: no '|') */
+    /** @return the key of one owner's lease marker in a previous version (scoped keys are base64url: no '|') */
     static String leaseKey(String key, String owner) {
         return key + LEASE_INFIX + owner;
     }
@@ -313,7 +370,7 @@ public final class InfinispanRecords {
     /** @return whether the owner holds the record in progress or executed (not yet completed) */
     private static boolean ownedOpen(MetadataValue<StoredRecord> current, String owner) {
         return current != null && current.getValue().ownedBy(owner)
-                && (current.getValue().is(RecordState.IN_PROGRESS) || current.getValue().is(RecordState.EXECUTED));
+                && (current.getValue().inProgress() || current.getValue().is(RecordState.EXECUTED));
     }
 
     private IdempotencyRecord toRecord(String key, StoredRecord record) {

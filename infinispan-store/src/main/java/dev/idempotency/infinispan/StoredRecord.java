@@ -19,8 +19,15 @@ import dev.idempotency.spi.StoredOutcome;
  * The value of one key in the idempotency cache, encoded with ProtoStream (readable in
  * Infinispan's console and REST API, never Java serialization). Expiry is the entry's lifespan,
  * kept by the server: {@code max(lease, retention)} while in progress, the retention once
- * executed or completed. The lease markers ({@code key|lease|owner}) and outcome markers
- * ({@code key|due}) are stored as this type too: no schema of their own.
+ * executed or completed. The outcome markers ({@code key|due}), the clock probes ({@code key|now})
+ * and the previous version's lease markers ({@code key|lease|owner}) are stored as this type too:
+ * no schema of their own.
+ *
+ * <p><b>A claim's states.</b> A claim this version writes is {@value #CLAIMED}: its lease is
+ * {@linkplain #getLeaseMillis() in the record}, counted from the entry's creation on the server.
+ * Versions before 3 of the schema wrote {@code IN_PROGRESS} and kept the lease in a marker entry;
+ * such a record is still read, and taken over when its marker is gone. A node of such a version
+ * reads {@value #CLAIMED} as a state it does not know (below): it never takes a claim of ours over.
  *
  * <p><b>Other versions.</b> Every field is optional, so that a record another version of the
  * store wrote (fields added, or no longer written) reads without a failure; unknown fields are
@@ -41,6 +48,10 @@ public final class StoredRecord {
     private final List<StoredHeader> outcomeHeaders;
     private final byte[] outcomeBody;
     private final Boolean bodyStored;
+    private final Long leaseMillis;
+
+    /** A claim whose lease is in the record (see the class comment). */
+    static final String CLAIMED = "CLAIMED";
 
     /**
      * For ProtoStream.
@@ -52,10 +63,11 @@ public final class StoredRecord {
      * @param outcomeHeaders the stored headers, once completed
      * @param outcomeBody the stored body, once completed with a body
      * @param bodyStored whether the body was stored
+     * @param leaseMillis a claim's lease, in milliseconds from the entry's creation on the server
      */
     @ProtoFactory
     public StoredRecord(String state, String fingerprint, String owner, Integer outcomeStatus,
-            List<StoredHeader> outcomeHeaders, byte[] outcomeBody, Boolean bodyStored) {
+            List<StoredHeader> outcomeHeaders, byte[] outcomeBody, Boolean bodyStored, Long leaseMillis) {
         this.state = state;
         this.fingerprint = fingerprint;
         this.owner = owner;
@@ -63,21 +75,27 @@ public final class StoredRecord {
         this.outcomeHeaders = outcomeHeaders == null ? List.of() : List.copyOf(outcomeHeaders);
         this.outcomeBody = outcomeBody;
         this.bodyStored = bodyStored;
+        this.leaseMillis = leaseMillis;
     }
 
-    static StoredRecord inProgress(String fingerprint, String owner) {
-        return new StoredRecord(RecordState.IN_PROGRESS.name(), fingerprint, owner, null, null, null, null);
+    static StoredRecord claimed(String fingerprint, String owner, long leaseMillis) {
+        return new StoredRecord(CLAIMED, fingerprint, owner, null, null, null, null, leaseMillis);
+    }
+
+    /** @return a marker or probe entry's value: it says nothing, only its metadata counts */
+    static StoredRecord marker() {
+        return new StoredRecord(null, null, null, null, null, null, null, null);
     }
 
     StoredRecord executed() {
-        return new StoredRecord(RecordState.EXECUTED.name(), fingerprint, owner, null, null, null, null);
+        return new StoredRecord(RecordState.EXECUTED.name(), fingerprint, owner, null, null, null, null, null);
     }
 
     StoredRecord completed(StoredOutcome outcome) {
         List<StoredHeader> headers = new ArrayList<>();
         outcome.headers().forEach((name, values) -> values.forEach(value -> headers.add(new StoredHeader(name, value))));
         return new StoredRecord(RecordState.COMPLETED.name(), fingerprint, owner, outcome.status(), headers,
-                outcome.bodyStored() ? outcome.body() : null, outcome.bodyStored());
+                outcome.bodyStored() ? outcome.body() : null, outcome.bodyStored(), null);
     }
 
     /** @return the state's name */
@@ -122,6 +140,12 @@ public final class StoredRecord {
         return bodyStored;
     }
 
+    /** @return a claim's lease in milliseconds (state {@value #CLAIMED}), or null */
+    @ProtoField(number = 8)
+    public Long getLeaseMillis() {
+        return leaseMillis;
+    }
+
     boolean is(RecordState candidate) {
         return candidate.name().equals(state);
     }
@@ -130,9 +154,19 @@ public final class StoredRecord {
         return candidate != null && candidate.equals(owner);
     }
 
+    /** @return whether it is a claim in progress: ours ({@value #CLAIMED}) or a previous version's */
+    boolean inProgress() {
+        return CLAIMED.equals(state) || is(RecordState.IN_PROGRESS);
+    }
+
+    /** @return whether its lease is in the record, not in a previous version's marker entry */
+    boolean leaseInRecord() {
+        return CLAIMED.equals(state) && leaseMillis != null;
+    }
+
     /** @return whether it is in progress for this fingerprint (a record without one matches none) */
     boolean inProgressFor(String candidate) {
-        return is(RecordState.IN_PROGRESS) && fingerprint != null && fingerprint.equals(candidate);
+        return inProgress() && fingerprint != null && fingerprint.equals(candidate);
     }
 
     /**
@@ -143,7 +177,7 @@ public final class StoredRecord {
     IdempotencyRecord toRecord(String key, boolean outcomeDue) {
         // another version's record may lack a fingerprint: it then matches no claim's
         String recordFingerprint = fingerprint == null ? "" : fingerprint;
-        RecordState recordState = known(state);
+        RecordState recordState = CLAIMED.equals(state) ? RecordState.IN_PROGRESS : known(state);
         if (recordState == null || (recordState == RecordState.COMPLETED && outcomeStatus == null)) {
             logUnknown(key);
             return IdempotencyRecord.executed(key, recordFingerprint);

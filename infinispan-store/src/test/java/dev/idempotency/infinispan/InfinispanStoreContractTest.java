@@ -7,11 +7,16 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.infinispan.client.hotrod.RemoteCache;
 import org.infinispan.client.hotrod.RemoteCacheManager;
+import org.infinispan.client.hotrod.exceptions.TransportException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,7 +64,35 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         String answer = server.rest("GET", "/rest/v2/caches/idempotency/" + key, null);
 
         assertThat(answer).startsWith("200 ")
-                .contains("\"_type\"", "dev.idempotency.StoredRecord", "IN_PROGRESS", "fp-rest", owner);
+                .contains("\"_type\"", "dev.idempotency.StoredRecord", "CLAIMED", "fp-rest", owner,
+                        "\"leaseMillis\":" + LONG.toMillis());
+    }
+
+    /**
+     * A rolling upgrade: a claim a node of a version before schema 3 made is a record
+     * {@code IN_PROGRESS} whose lease is a marker entry of its owner's. Our claims of the same
+     * request leave it to its owner while the marker lives, and take it over once it is gone.
+     */
+    @Test
+    void aPreviousVersionsClaimIsTakenOverOnlyOnceItsLeaseMarkerIsGone() throws Exception {
+        IdempotencyStore store = createStore();
+        connection.records();
+        RemoteCache<String, StoredRecord> cache = cache();
+        String key = freshKey();
+        StoredRecord previous = new StoredRecord(RecordState.IN_PROGRESS.name(), "fp", "previous-node-owner",
+                null, null, null, null, null);
+        cache.put(InfinispanRecords.leaseKey(key, "previous-node-owner"), previous, 2, TimeUnit.SECONDS);
+        cache.put(key, previous, 1, TimeUnit.HOURS);
+
+        ClaimResult whileItsMarkerLives = store.claim(key, "fp", LONG, LONG);
+        elapse(Duration.ofSeconds(2));
+        ClaimResult afterIt = store.claim(key, "fp", LONG, LONG);
+
+        assertThat(whileItsMarkerLives).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) whileItsMarkerLives).record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(afterIt).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) afterIt).takeover()).isTrue();
+        assertThat(store.complete(key, ((ClaimResult.Acquired) afterIt).owner(), sampleOutcome(), LONG)).isTrue();
     }
 
     @Test
@@ -90,7 +123,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         String key = freshKey();
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", LONG, LONG)).owner();
         InfinispanRecords resending = new InfinispanRecords(sendingTheNextVersionedReplaceTwice(
-                manager.<String, StoredRecord>getCache(InfinispanSettings.load(k -> Optional.empty()).cacheName())));
+                cache()));
 
         assertThat(resending.markExecuted(key, owner, LONG, LONG)).isTrue();
 
@@ -98,29 +131,103 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
     }
 
+    /**
+     * A first execution's store work is the three round trips no owner-checked claim and completion
+     * can do without (BENCHMARKS.md, the raw floor): the claim's {@code putIfAbsent}, and the
+     * completion's {@code getWithMetadata} and {@code replaceWithVersion}. The claim's lease is in
+     * its record, not in an entry of its own written first.
+     */
+    @Test
+    void aFirstClaimAndItsCompletionAreThreeRoundTrips() {
+        IdempotencyStore store = createStore();
+        connection.records(); // creates the cache when no test did yet
+        List<String> sent = new ArrayList<>();
+        InfinispanRecords counted = new InfinispanRecords(recordingOperations(
+                cache(), sent));
+        String key = freshKey();
+
+        String owner = ((ClaimResult.Acquired) counted.claim(key, "fp", LONG, LONG)).owner();
+        assertThat(counted.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+
+        assertThat(sent).containsExactly("putIfAbsent", "getWithMetadata", "replaceWithVersion");
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    /**
+     * A claim whose write landed but whose answer was lost (the client's timeout) finds its own
+     * record when it reads the key: the claim is acquired, not answered "in progress" by itself,
+     * which would keep its own request out until its lease ended.
+     */
+    @Test
+    void aClaimWhoseWriteLandedButWhoseAnswerWasLostIsAcquired() {
+        IdempotencyStore store = createStore();
+        connection.records();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, send) -> {
+            Object answer = send.call();
+            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return answer;
+        }));
+        String key = freshKey();
+
+        ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.complete(key, ((ClaimResult.Acquired) claim).owner(), sampleOutcome(), LONG)).isTrue();
+    }
+
+    /** @return the cache, each operation sent to the server named in {@code sent} */
+    private static RemoteCache<String, StoredRecord> recordingOperations(RemoteCache<String, StoredRecord> cache,
+            List<String> sent) {
+        return intercepted(cache, (method, send) -> {
+            if (!method.getName().equals("getName")) {
+                sent.add(method.getName());
+            }
+            return send.call();
+        });
+    }
+
     /** @return the cache, but its next versioned replace is sent twice and answered by the second */
-    @SuppressWarnings("unchecked")
     private static RemoteCache<String, StoredRecord> sendingTheNextVersionedReplaceTwice(RemoteCache<String, StoredRecord> cache) {
         AtomicBoolean armed = new AtomicBoolean(true);
-        InvocationHandler handler = new InvocationHandler() {
-            @Override
-            public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-                try {
-                    Object answer = method.invoke(cache, args);
-                    if (method.getName().equals("withFlags")) {
-                        return sendingTheNextVersionedReplaceTwice((RemoteCache<String, StoredRecord>) answer);
-                    }
-                    if (method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)) {
-                        return method.invoke(cache, args);
-                    }
-                    return answer;
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
+        return intercepted(cache, (method, send) -> {
+            Object answer = send.call();
+            return method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)
+                    ? send.call() : answer;
+        });
+    }
+
+    /** What a test does with one call of the cache's methods: {@code send} makes the call. */
+    interface Interception {
+        Object handle(Method method, Callable<Object> send) throws Exception;
+    }
+
+    /** @return the cache, each call (also of the caches {@code withFlags} returns) handled by {@code interception} */
+    @SuppressWarnings("unchecked")
+    private static RemoteCache<String, StoredRecord> intercepted(RemoteCache<String, StoredRecord> cache,
+            Interception interception) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            if (method.getName().equals("withFlags")) {
+                return intercepted((RemoteCache<String, StoredRecord>) invoke(cache, method, args), interception);
             }
+            return interception.handle(method, () -> invoke(cache, method, args));
         };
         return (RemoteCache<String, StoredRecord>) Proxy.newProxyInstance(RemoteCache.class.getClassLoader(),
                 new Class<?>[] {RemoteCache.class}, handler);
+    }
+
+    private static Object invoke(RemoteCache<String, StoredRecord> cache, Method method, Object[] args) throws Exception {
+        try {
+            return method.invoke(cache, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private static RemoteCache<String, StoredRecord> cache() {
+        return manager.getCache(InfinispanSettings.load(k -> Optional.empty()).cacheName());
     }
 
     @Override

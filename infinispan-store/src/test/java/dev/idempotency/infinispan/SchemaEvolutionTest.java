@@ -78,7 +78,8 @@ class SchemaEvolutionTest {
                repeated StoredHeader outcomeHeaders = 5;
                optional bytes outcomeBody = 6;
                optional bool bodyStored = 7;
-               optional int64 parkedUntil = 8;
+               optional int64 leaseMillis = 8;
+               optional int64 parkedUntil = 9;
             }
             """;
 

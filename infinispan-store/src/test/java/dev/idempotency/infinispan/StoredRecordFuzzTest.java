@@ -48,7 +48,7 @@ class StoredRecordFuzzTest {
         StoredRecord record = new StoredRecord(data.consumeString(20), data.consumeString(50), data.consumeString(40),
                 data.consumeBoolean() ? data.consumeInt() : null, headers,
                 data.consumeBoolean() ? data.consumeBytes(data.consumeInt(0, 2048)) : null,
-                data.consumeBoolean() ? data.consumeBoolean() : null);
+                data.consumeBoolean() ? data.consumeBoolean() : null, data.consumeBoolean() ? data.consumeLong() : null);
 
         StoredRecord back = roundTrip(record);
 
@@ -61,9 +61,10 @@ class StoredRecordFuzzTest {
                         .map(h -> tuple(h.getName(), h.getValue())).toList());
         assertThat(back.getOutcomeBody()).isEqualTo(record.getOutcomeBody());
         assertThat(back.getBodyStored()).isEqualTo(record.getBodyStored());
+        assertThat(back.getLeaseMillis()).isEqualTo(record.getLeaseMillis());
 
         StoredOutcome outcome = outcome(data);
-        IdempotencyRecord stored = roundTrip(StoredRecord.inProgress(record.getFingerprint(), record.getOwner())
+        IdempotencyRecord stored = roundTrip(StoredRecord.claimed(record.getFingerprint(), record.getOwner(), 1000)
                 .completed(outcome)).toRecord("k", false);
         assertThat(stored.state()).isEqualTo(RecordState.COMPLETED);
         assertThat(stored.fingerprint()).isEqualTo(record.getFingerprint());
