@@ -36,8 +36,12 @@ class LeftoverServersTest {
         });
     }
 
+    /**
+     * A loop, not {@code bash -c "sleep 120"}: bash execs a lone command in its place, and the
+     * command line that names Payara Micro was then gone before the listener looked (CI, 2026-12-05).
+     */
     private Process hungPayara() throws Exception {
-        return new ProcessBuilder("bash", "-c", "sleep 120", "payara-micro-7.2025.1.jar").start();
+        return new ProcessBuilder("bash", "-c", "while sleep 1; do :; done", "payara-micro-7.2025.1.jar").start();
     }
 
     @Test
