@@ -178,7 +178,7 @@ public class OwnedClaim {
     private boolean markInStore() {
         boolean marked;
         try {
-            marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+            marked = markOnce();
         } catch (IdempotencyStoreException lost) {
             if (store.joinsCallerTransaction()) {
                 throw lost; // the mark rolls back with the work: nothing to find out
@@ -200,13 +200,18 @@ public class OwnedClaim {
      */
     private boolean markAgainAfter(IdempotencyStoreException lost) {
         try {
-            boolean marked = store.markExecuted(key, owner, policy.lease(), policy.ttl());
+            boolean marked = markOnce();
             LOG.warning(Messages.markRepeated(policy.endpoint(), keyForLog(), marked, lost));
             return marked;
         } catch (RuntimeException again) {
             lost.addSuppressed(again);
             throw lost;
         }
+    }
+
+    /** @return whether the store marked this owner's claim executed: one call of the store's mark */
+    private boolean markOnce() {
+        return store.markExecuted(key, owner, policy.lease(), policy.ttl());
     }
 
     private void releaseInStore() {
