@@ -144,7 +144,7 @@ public class InfinispanConnection {
                         new StringConfiguration(settings.cacheConfiguration()));
                 warnWhenCreatedOnACluster(cache, settings.cacheName());
             }
-            return new InfinispanRecords(cache);
+            return new InfinispanRecords(cache, settings.clockSkew());
         } catch (IdempotencyStoreException e) {
             throw e;
         } catch (RuntimeException e) {

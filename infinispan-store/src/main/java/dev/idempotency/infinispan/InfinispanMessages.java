@@ -14,7 +14,7 @@ final class InfinispanMessages {
     private InfinispanMessages() {
     }
 
-    // --- 0601-0604: settings ------------------------------------------------------------
+    // --- 0601-0605: settings ------------------------------------------------------------
 
     /** IDEMP0601: {@code idempotency.infinispan.cache} is not a valid cache name; fails the deployment. */
     static String invalidCacheName(String key, String value) {
@@ -42,6 +42,12 @@ final class InfinispanMessages {
     }
 
     // --- 0610-0615: the server ----------------------------------------------------------
+
+    /** IDEMP0605: {@code idempotency.infinispan.clock-skew} is not a duration from PT0S to PT1M; fails the deployment. */
+    static String invalidClockSkew(String key, String value) {
+        return "IDEMP0605: library setting " + key + "='" + value + "' is not allowed; allowed: an ISO-8601 duration"
+                + " from PT0S to PT1M (default PT0.1S), as far apart as the Infinispan servers' clocks may be";
+    }
 
     /** IDEMP0610 (WARNING, once): the server holds a newer schema, left in place (a rolling upgrade). */
     static String newerSchema(int theirs, String name, int ours) {

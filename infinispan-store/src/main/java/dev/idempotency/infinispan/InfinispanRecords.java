@@ -27,9 +27,9 @@ import dev.idempotency.spi.StoredOutcome;
  * who owns a key; a claim keeps it for {@code max(lease, retention)}, so an abandoned claim binds
  * the key to its fingerprint until its retention ends. A claim's record ({@value StoredRecord#CLAIMED})
  * carries its lease: the lease lasts while the server's clock is before the entry's creation
- * time (stamped by the server at the write that made it that owner's) plus the lease. Owner
- * tokens are fresh UUIDs, so a record of one owner is written once, by its claim or takeover,
- * and its creation time never moves while that owner holds it in progress.
+ * time (stamped at the write that made it that owner's, by each owner of the entry on its own
+ * clock) plus the lease. Owner tokens are fresh UUIDs, so a record of one owner is written by its
+ * claim or takeover, and again only by that claim when it confirms a write whose answer it lost.
  *
  * <p><b>Claim.</b> One {@code putIfAbsent} of the record (with {@code FORCE_RETURN_VALUE}, so that
  * the loser sees the winner's record): no previous record, or one with the claimer's own token
@@ -46,11 +46,12 @@ import dev.idempotency.spi.StoredOutcome;
  * one winner) or {@code replaceWithVersion} from the version read (compare-and-set: of many
  * takers of one version, one wins). So each version of the record has at most one successor
  * owner. A takeover happens only when the version read is still that owner's claim and the
- * server's clock has passed its creation time plus its lease; a lease once over stays over (the
- * version check keeps the decision valid until the replace). Two clocks are compared when the
- * probe's primary node is another than the record's, so the servers' clocks must agree, as
- * Infinispan's own expiry already requires: a skew of the servers moves the end of a lease by
- * as much.
+ * server's clock has passed its creation time plus its lease plus the allowed clock skew
+ * ({@code idempotency.infinispan.clock-skew}); a lease once over stays over (the version check
+ * keeps the decision valid until the replace; the server checks the version, then replaces by
+ * value equality, and every value carries its own owner token). The record's creation time and
+ * the probe's may come from two servers' clocks, so the servers keep their clocks in step (NTP):
+ * a skew beyond the allowance would end a live lease early by the excess.
  *
  * <p><b>The previous version's claims.</b> A record {@code IN_PROGRESS} was written by a version
  * before 3 of the schema, whose claims first wrote a lease marker {@code key|lease|<owner token>}
@@ -85,11 +86,26 @@ public final class InfinispanRecords {
 
     private final RemoteCache<String, StoredRecord> cache;
     private final RemoteCache<String, StoredRecord> returning;
+    private final long clockSkewMillis;
 
-    /** @param cache the idempotency cache */
+    /**
+     * With the default allowance for the servers' clock skew ({@link InfinispanSettings#DEFAULT_CLOCK_SKEW}).
+     *
+     * @param cache the idempotency cache
+     */
     public InfinispanRecords(RemoteCache<String, StoredRecord> cache) {
+        this(cache, InfinispanSettings.DEFAULT_CLOCK_SKEW);
+    }
+
+    /**
+     * @param cache the idempotency cache
+     * @param clockSkew how far apart the servers' clocks may be: a claim is taken over only that
+     *     long after its lease ended by the clock of the server that judges it
+     */
+    public InfinispanRecords(RemoteCache<String, StoredRecord> cache, Duration clockSkew) {
         this.cache = cache;
         this.returning = cache.withFlags(Flag.FORCE_RETURN_VALUE);
+        this.clockSkewMillis = clockSkew.toMillis();
     }
 
     /**
@@ -112,12 +128,15 @@ public final class InfinispanRecords {
             } catch (RuntimeException refused) {
                 // A bounded cache that is full refuses new entries instead of evicting: a key that has
                 // a record still answers with it (replays go on), a new key fails (503, nothing runs).
-                return existingOrThrow(key, owner, refused);
+                return existingOrThrow(key, owner, keptMillis, refused);
+            }
+            if (previous == null) {
+                return new ClaimResult.Acquired(owner, false);
             }
             // The client retries a write whose answer was lost in a topology change (ISPN006010):
-            // finding its own fresh owner token means the first attempt won.
-            if (previous == null || previous.ownedBy(owner)) {
-                return new ClaimResult.Acquired(owner, false);
+            // finding its own fresh owner token means the first attempt landed.
+            if (previous.ownedBy(owner)) {
+                return ownWriteConfirmed(key, owner, keptMillis, false);
             }
             return takeOverOrFind(key, fingerprint, claimed, keptMillis, previous);
         });
@@ -131,12 +150,17 @@ public final class InfinispanRecords {
             StoredRecord found) {
         StoredRecord seen = found;
         for (int round = 0; ; round++) {
-            if (seen == null || seen.ownedBy(claimed.getOwner())) {
-                // gone meanwhile (released, expired): a free key; ours: a retried write of ours won
-                StoredRecord previous = seen == null
-                        ? returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS) : seen;
-                if (previous == null || previous.ownedBy(claimed.getOwner())) {
-                    return new ClaimResult.Acquired(claimed.getOwner(), seen != null);
+            if (seen != null && seen.ownedBy(claimed.getOwner())) {
+                return ownWriteConfirmed(key, claimed.getOwner(), keptMillis, true); // a retried write of ours landed
+            }
+            if (seen == null) {
+                // gone meanwhile (released, expired): a free key
+                StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
+                if (previous == null) {
+                    return new ClaimResult.Acquired(claimed.getOwner(), false);
+                }
+                if (previous.ownedBy(claimed.getOwner())) {
+                    return ownWriteConfirmed(key, claimed.getOwner(), keptMillis, false);
                 }
                 seen = previous;
             }
@@ -166,12 +190,12 @@ public final class InfinispanRecords {
      */
     private boolean leaseOver(String key, MetadataValue<StoredRecord> current) {
         StoredRecord record = current.getValue();
-        if (!record.leaseInRecord()) {
+        if (record.is(RecordState.IN_PROGRESS)) {
             // a previous version's claim: its lease lasts while its marker does (never written again)
             return !cache.containsKey(leaseKey(key, record.getOwner()));
         }
-        if (current.getCreated() < 0) {
-            return false;
+        if (!record.leaseInRecord() || current.getCreated() < 0) {
+            return false; // no lease to judge (a damaged record, or no creation time kept): never taken over
         }
         long now;
         try {
@@ -182,12 +206,13 @@ public final class InfinispanRecords {
             }
             throw e;
         }
-        return now >= current.getCreated() + record.getLeaseMillis();
+        return now >= current.getCreated() + record.getLeaseMillis() + clockSkewMillis;
     }
 
     /**
-     * @return the server's time now: the creation time it stamps on a probe entry written now
-     *     (read back from whichever node stamped it; every read after the write sees it)
+     * @return the server's time now: the creation time stamped on a probe entry written now, as the
+     *     owner of the probe that answers the read stamped it (each owner stamps its own copy, by its
+     *     own clock, within the write)
      */
     private long serverNow(String key) {
         String probe = key + NOW_SUFFIX;
@@ -201,24 +226,43 @@ public final class InfinispanRecords {
 
     /**
      * A claim whose write failed (the cache is full, the server failed or did not answer in time):
-     * a record of its own owner token means the write landed and the claim is acquired; another
-     * record is its answer (as for a claim that lost the {@code putIfAbsent}); none, the failure stands.
+     * a record of its own owner token means the write landed, and once confirmed the claim is
+     * acquired; another record is its answer (as for a claim that lost the {@code putIfAbsent});
+     * none, or one of its own that cannot be confirmed, and the failure stands.
      */
-    private ClaimResult existingOrThrow(String key, String owner, RuntimeException refused) {
-        StoredRecord existing;
+    private ClaimResult existingOrThrow(String key, String owner, long keptMillis, RuntimeException refused) {
         try {
-            existing = cache.get(key);
+            StoredRecord existing = cache.get(key);
+            if (existing != null && !existing.ownedBy(owner)) {
+                return new ClaimResult.Existing(toRecord(key, existing));
+            }
+            if (existing != null) {
+                return ownWriteConfirmed(key, owner, keptMillis, false);
+            }
         } catch (RuntimeException e) {
             refused.addSuppressed(e);
-            throw refused;
         }
-        if (existing == null) {
-            throw refused;
+        throw refused;
+    }
+
+    /**
+     * A claim found its own record without an answer to its own write (the answer was lost, or the
+     * client's second attempt was answered by the first): that write may be on the key's primary
+     * owner alone (a backup timed out, and the primary may be lost next), and a read tells nothing
+     * of that. The record is written again with the version read; a write that succeeds is on every
+     * owner. It restarts the claim's lease, by the moment of its own write.
+     *
+     * @return the claim acquired
+     * @throws IdempotencyStoreException when the record is no longer this claim's, or was changed meanwhile
+     */
+    private ClaimResult ownWriteConfirmed(String key, String owner, long keptMillis, boolean takeover) {
+        MetadataValue<StoredRecord> ours = cache.getWithMetadata(key);
+        if (ours == null || !ours.getValue().ownedBy(owner) || !ours.getValue().inProgress()
+                || !writtenAgain(key, ours, keptMillis)) {
+            throw new IdempotencyStoreException("claim failed: its own write, whose answer was lost, could not be"
+                    + " confirmed on every owner of the entry");
         }
-        if (existing.ownedBy(owner)) {
-            return new ClaimResult.Acquired(owner, false);
-        }
-        return new ClaimResult.Existing(toRecord(key, existing));
+        return new ClaimResult.Acquired(owner, takeover);
     }
 
     /**
@@ -256,13 +300,10 @@ public final class InfinispanRecords {
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return call("markExecuted", () -> {
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
-            if (current == null || !current.getValue().ownedBy(owner)) {
-                return false;
-            }
-            if (current.getValue().is(RecordState.EXECUTED)) {
+            if (executedBy(current, owner)) {
                 return markedAgain(key, current, retention);
             }
-            if (!current.getValue().inProgress()) {
+            if (current == null || !current.getValue().ownedBy(owner) || !current.getValue().inProgress()) {
                 return false;
             }
             StoredRecord executed = current.getValue().executed();
@@ -277,9 +318,13 @@ public final class InfinispanRecords {
             // the socket timeout, a topology change): when the first attempt landed, the version it
             // moved refuses the second. Only this owner makes its record EXECUTED.
             MetadataValue<StoredRecord> now = cache.getWithMetadata(key);
-            return now != null && now.getValue().ownedBy(owner) && now.getValue().is(RecordState.EXECUTED)
-                    && markedAgain(key, now, retention);
+            return executedBy(now, owner) && markedAgain(key, now, retention);
         });
+    }
+
+    /** @return whether the record read is this owner's, marked executed */
+    private static boolean executedBy(MetadataValue<StoredRecord> read, String owner) {
+        return read != null && read.getValue().ownedBy(owner) && read.getValue().is(RecordState.EXECUTED);
     }
 
     /**
@@ -289,8 +334,17 @@ public final class InfinispanRecords {
      * some of them before it failed (a backup that timed out), and a read tells nothing of that.
      */
     private boolean markedAgain(String key, MetadataValue<StoredRecord> executed, Duration retention) {
-        return cache.replaceWithVersion(key, executed.getValue(), executed.getVersion(),
-                retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
+        return writtenAgain(key, executed, retention.toMillis());
+    }
+
+    /**
+     * @return whether the record read was written again, unchanged, with the given lifespan. The
+     *     Hot Rod server checks the version, then replaces by value equality; every value of ours
+     *     carries an owner token of its own, so an equal value is that owner's same record.
+     */
+    private boolean writtenAgain(String key, MetadataValue<StoredRecord> read, long lifespanMillis) {
+        return cache.replaceWithVersion(key, read.getValue(), read.getVersion(),
+                lifespanMillis, TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.idempotency.infinispan;
 
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -21,16 +23,35 @@ import dev.idempotency.spi.support.ConfigLookup;
  *     halves; a merge resolves no conflicts (merge policy NONE): the half that was denied wrote
  *     nothing, and conflict resolution, running while the other half goes on writing, lost
  *     records in {@code PartitionTest})
+ * @param clockSkew how far apart the Infinispan servers' clocks may be
+ *     ({@code idempotency.infinispan.clock-skew}, an ISO-8601 duration from {@code PT0S} to
+ *     {@code PT1M}, default {@code PT0.1S}): a claim in progress is taken over only that long after
+ *     its lease ended, since its lease is judged from its creation time on one server's clock and
+ *     the time now on another's
  */
-public record InfinispanSettings(String cacheName, String cacheConfiguration) {
+public record InfinispanSettings(String cacheName, String cacheConfiguration, Duration clockSkew) {
 
     /** The client properties passed through to Hot Rod. */
     public static final String CLIENT_PREFIX = "infinispan.client.hotrod.";
     static final String CACHE = "idempotency.infinispan.cache";
     static final String CACHE_CONFIGURATION = "idempotency.infinispan.cache-configuration";
     static final String MAX_ENTRIES = "idempotency.infinispan.max-entries";
-    /** Entries per node (a key takes two or three: its record, its claimers' lease markers, its outcome marker). */
+    static final String CLOCK_SKEW = "idempotency.infinispan.clock-skew";
+    /** Entries per node (a key takes one or two: its record, and its outcome marker for the lease once its work ran). */
     static final long DEFAULT_MAX_ENTRIES = 1_000_000;
+    /** Well above what NTP keeps servers within, well below any lease. */
+    public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofMillis(100);
+    static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(1);
+
+    /**
+     * With the default allowance for the servers' clock skew.
+     *
+     * @param cacheName the cache's name
+     * @param cacheConfiguration the configuration used to create it when absent
+     */
+    public InfinispanSettings(String cacheName, String cacheConfiguration) {
+        this(cacheName, cacheConfiguration, DEFAULT_CLOCK_SKEW);
+    }
 
     /**
      * @param maxEntries the bound, in entries per node
@@ -76,7 +97,24 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration) {
         if (!configuration.startsWith("<") && !configuration.startsWith("{")) {
             throw new IdempotencyDefinitionException(InfinispanMessages.invalidCacheConfiguration(CACHE_CONFIGURATION, configuration));
         }
-        return new InfinispanSettings(cache, configuration);
+        return new InfinispanSettings(cache, configuration, clockSkew(config));
+    }
+
+    private static Duration clockSkew(ConfigLookup config) {
+        Optional<String> given = config.get(CLOCK_SKEW).map(String::trim);
+        if (given.isEmpty()) {
+            return DEFAULT_CLOCK_SKEW;
+        }
+        Duration parsed;
+        try {
+            parsed = Duration.parse(given.get());
+        } catch (DateTimeParseException e) {
+            parsed = null;
+        }
+        if (parsed == null || parsed.isNegative() || parsed.compareTo(MAX_CLOCK_SKEW) > 0) {
+            throw new IdempotencyDefinitionException(InfinispanMessages.invalidClockSkew(CLOCK_SKEW, given.get()));
+        }
+        return parsed;
     }
 
     /**

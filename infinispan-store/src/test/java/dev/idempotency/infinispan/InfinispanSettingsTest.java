@@ -3,6 +3,7 @@ package dev.idempotency.infinispan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -81,6 +82,25 @@ class InfinispanSettingsTest {
                 "idempotency.infinispan.cache-configuration", "<distributed-cache/>"))))
                 .isInstanceOf(IdempotencyDefinitionException.class)
                 .hasMessageContaining("IDEMP0604").hasMessageContaining("max-count");
+    }
+
+    @Test
+    void theAllowanceForTheServersClockSkewDefaultsToATenthOfASecondAndIsTakenFromConfig() {
+        assertThat(InfinispanSettings.load(config(Map.of())).clockSkew()).isEqualTo(Duration.ofMillis(100));
+        assertThat(InfinispanSettings.load(config(Map.of("idempotency.infinispan.clock-skew", "PT2S"))).clockSkew())
+                .isEqualTo(Duration.ofSeconds(2));
+        assertThat(InfinispanSettings.load(config(Map.of("idempotency.infinispan.clock-skew", "PT0S"))).clockSkew())
+                .isZero();
+    }
+
+    @Test
+    void aClockSkewThatIsNoDurationFromZeroToAMinuteFailsTheDeployment() {
+        for (String bad : new String[] {"100ms", "-PT1S", "PT2M", ""}) {
+            assertThatThrownBy(() -> InfinispanSettings.load(config(Map.of("idempotency.infinispan.clock-skew", bad))))
+                    .isInstanceOf(IdempotencyDefinitionException.class)
+                    .hasMessageContaining("IDEMP0605").hasMessageContaining("idempotency.infinispan.clock-skew='" + bad + "'")
+                    .hasMessageContaining("allowed:").hasMessageContaining("PT0S to PT1M");
+        }
     }
 
     @Test

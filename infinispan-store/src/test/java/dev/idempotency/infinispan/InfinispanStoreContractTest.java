@@ -163,7 +163,8 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         IdempotencyStore store = createStore();
         connection.records();
         AtomicBoolean armed = new AtomicBoolean(true);
-        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, send) -> {
+        List<String> sent = new ArrayList<>();
+        InfinispanRecords losing = new InfinispanRecords(intercepted(recordingOperations(cache(), sent), (method, send) -> {
             Object answer = send.call();
             if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
                 throw new TransportException("the answer was lost (test)", null);
@@ -175,7 +176,46 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
 
         assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
+        // a read does not tell whether the write reached the entry's backup owner: it is written again
+        assertThat(sent).as("operations sent").containsSubsequence("putIfAbsent", "replaceWithVersion");
         assertThat(store.complete(key, ((ClaimResult.Acquired) claim).owner(), sampleOutcome(), LONG)).isTrue();
+    }
+
+    /**
+     * The lease is judged from the record's creation time on one server's clock and the time now
+     * on another's: a claim is taken over only the allowed skew after its lease
+     * ({@code idempotency.infinispan.clock-skew}).
+     */
+    @Test
+    void aClaimIsTakenOverOnlyTheAllowedClockSkewAfterItsLease() throws Exception {
+        createStore();
+        connection.records();
+        InfinispanRecords skewed = new InfinispanRecords(cache(), Duration.ofSeconds(2));
+        String key = freshKey();
+        skewed.claim(key, "fp", Duration.ofSeconds(1), LONG);
+
+        elapse(Duration.ofSeconds(1));
+        ClaimResult afterTheLease = skewed.claim(key, "fp", LONG, LONG);
+        elapse(Duration.ofSeconds(2));
+        ClaimResult afterTheSkewToo = skewed.claim(key, "fp", LONG, LONG);
+
+        assertThat(afterTheLease).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(afterTheSkewToo).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /** A claim whose record names no lease (damaged, or a later version's) is never taken over: its owner may be running. */
+    @Test
+    void aClaimWhoseRecordNamesNoLeaseIsNeverTakenOver() {
+        IdempotencyStore store = createStore();
+        connection.records();
+        String key = freshKey();
+        cache().put(key, new StoredRecord(StoredRecord.CLAIMED, "fp", "another-owner", null, null, null, null, null),
+                1, TimeUnit.HOURS);
+
+        ClaimResult claim = store.claim(key, "fp", LONG, LONG);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) claim).record().state()).isEqualTo(RecordState.IN_PROGRESS);
     }
 
     /** @return the cache, each operation sent to the server named in {@code sent} */
