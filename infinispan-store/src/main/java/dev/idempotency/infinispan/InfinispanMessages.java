@@ -41,13 +41,13 @@ final class InfinispanMessages {
                 + " when-full=\"EXCEPTION\"/> and a transaction mode, or leave out the configuration)";
     }
 
-    // --- 0610-0615: the server ----------------------------------------------------------
-
     /** IDEMP0605: {@code idempotency.infinispan.clock-skew} is not a duration from PT0S to PT1M; fails the deployment. */
     static String invalidClockSkew(String key, String value) {
         return "IDEMP0605: library setting " + key + "='" + value + "' is not allowed; allowed: an ISO-8601 duration"
                 + " from PT0S to PT1M (default PT0.1S), as far apart as the Infinispan servers' clocks may be";
     }
+
+    // --- 0610-0615: the server ----------------------------------------------------------
 
     /** IDEMP0610 (WARNING, once): the server holds a newer schema, left in place (a rolling upgrade). */
     static String newerSchema(int theirs, String name, int ours) {

@@ -190,7 +190,7 @@ public final class InfinispanRecords {
      */
     private boolean leaseOver(String key, MetadataValue<StoredRecord> current) {
         StoredRecord record = current.getValue();
-        if (record.is(RecordState.IN_PROGRESS)) {
+        if (record.leaseInMarker()) {
             // a previous version's claim: its lease lasts while its marker does (never written again)
             return !cache.containsKey(leaseKey(key, record.getOwner()));
         }
@@ -399,8 +399,11 @@ public final class InfinispanRecords {
             if (record.state() == RecordState.IN_PROGRESS) {
                 claimedAt = current.getCreated() < 0 ? null : Instant.ofEpochMilli(current.getCreated());
                 StoredRecord claim = current.getValue();
-                leaseEnds = !claim.leaseInRecord() ? endOf(cache.getWithMetadata(leaseKey(key, claim.getOwner())))
-                        : claimedAt == null ? null : claimedAt.plusMillis(claim.getLeaseMillis());
+                if (claim.leaseInMarker()) {
+                    leaseEnds = endOf(cache.getWithMetadata(leaseKey(key, claim.getOwner())));
+                } else if (claim.leaseInRecord() && claimedAt != null) {
+                    leaseEnds = claimedAt.plusMillis(claim.getLeaseMillis());
+                }
             } else if (record.state() == RecordState.EXECUTED) {
                 leaseEnds = endOf(cache.getWithMetadata(key + DUE_SUFFIX));
             }

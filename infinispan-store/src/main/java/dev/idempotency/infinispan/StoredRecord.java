@@ -159,6 +159,11 @@ public final class StoredRecord {
         return CLAIMED.equals(state) || is(RecordState.IN_PROGRESS);
     }
 
+    /** @return whether it is a previous version's claim, whose lease is a marker entry of its owner's */
+    boolean leaseInMarker() {
+        return is(RecordState.IN_PROGRESS);
+    }
+
     /** @return whether its lease is in the record, not in a previous version's marker entry */
     boolean leaseInRecord() {
         return CLAIMED.equals(state) && leaseMillis != null;

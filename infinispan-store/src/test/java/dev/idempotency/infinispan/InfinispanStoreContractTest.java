@@ -76,7 +76,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     @Test
     void aPreviousVersionsClaimIsTakenOverOnlyOnceItsLeaseMarkerIsGone() throws Exception {
         IdempotencyStore store = createStore();
-        connection.records();
         RemoteCache<String, StoredRecord> cache = cache();
         String key = freshKey();
         StoredRecord previous = new StoredRecord(RecordState.IN_PROGRESS.name(), "fp", "previous-node-owner",
@@ -140,7 +139,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     @Test
     void aFirstClaimAndItsCompletionAreThreeRoundTrips() {
         IdempotencyStore store = createStore();
-        connection.records(); // creates the cache when no test did yet
         List<String> sent = new ArrayList<>();
         InfinispanRecords counted = new InfinispanRecords(recordingOperations(
                 cache(), sent));
@@ -161,7 +159,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     @Test
     void aClaimWhoseWriteLandedButWhoseAnswerWasLostIsAcquired() {
         IdempotencyStore store = createStore();
-        connection.records();
         AtomicBoolean armed = new AtomicBoolean(true);
         List<String> sent = new ArrayList<>();
         InfinispanRecords losing = new InfinispanRecords(intercepted(recordingOperations(cache(), sent), (method, send) -> {
@@ -188,8 +185,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
      */
     @Test
     void aClaimIsTakenOverOnlyTheAllowedClockSkewAfterItsLease() throws Exception {
-        createStore();
-        connection.records();
         InfinispanRecords skewed = new InfinispanRecords(cache(), Duration.ofSeconds(2));
         String key = freshKey();
         skewed.claim(key, "fp", Duration.ofSeconds(1), LONG);
@@ -207,7 +202,6 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     @Test
     void aClaimWhoseRecordNamesNoLeaseIsNeverTakenOver() {
         IdempotencyStore store = createStore();
-        connection.records();
         String key = freshKey();
         cache().put(key, new StoredRecord(StoredRecord.CLAIMED, "fp", "another-owner", null, null, null, null, null),
                 1, TimeUnit.HOURS);
@@ -266,7 +260,9 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         }
     }
 
+    /** @return the store's cache, created first when no test did yet */
     private static RemoteCache<String, StoredRecord> cache() {
+        connection.records();
         return manager.getCache(InfinispanSettings.load(k -> Optional.empty()).cacheName());
     }
 
