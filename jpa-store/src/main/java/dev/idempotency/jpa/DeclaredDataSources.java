@@ -62,9 +62,19 @@ public class DeclaredDataSources implements Extension {
         }
     }
 
-    void check(@Observes AfterDeploymentValidation validation) {
-        String unit = producedUnits.isEmpty() ? PoolSizeCheck.OWN_UNIT
+    /**
+     * @return the store's persistence unit: the unit of the application's
+     *     {@link IdempotencyPersistence} producer field, this jar's own unit {@code idempotency}
+     *     when there is no producer, or {@code ""} when it is not known (a producer method, a field
+     *     without a unit name, several producers)
+     */
+    String storeUnit() {
+        return producedUnits.isEmpty() ? PoolSizeCheck.OWN_UNIT
                 : producedUnits.size() == 1 ? producedUnits.iterator().next() : "";
+    }
+
+    void check(@Observes AfterDeploymentValidation validation) {
+        String unit = storeUnit();
         if (pools.isEmpty() || unit.isEmpty()) {
             return;
         }

@@ -1,6 +1,9 @@
 package dev.idempotency.jpa;
 
+import java.sql.SQLException;
 import java.time.LocalDateTime;
+
+import javax.sql.DataSource;
 
 import jakarta.persistence.EntityManager;
 
@@ -16,9 +19,13 @@ import jakarta.persistence.EntityManager;
  */
 final class InsertIfAbsent {
 
+    /** The statement, its parameters numbered in the order they appear (see {@link #JDBC}). */
     static final String POSTGRESQL = "INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token,"
-            + " version, lease_end, expires_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?7, ?6, ?6)"
+            + " version, lease_end, expires_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?7)"
             + " ON CONFLICT (record_key) DO NOTHING";
+
+    /** The same statement for JDBC: its parameters bound in the order of their numbers, the last one twice. */
+    static final String JDBC = POSTGRESQL.replaceAll("\\?\\d", "?");
 
     private final DatabaseProduct product;
     private volatile Boolean available;
@@ -63,8 +70,31 @@ final class InsertIfAbsent {
             LocalDateTime leaseEnd, LocalDateTime expiresAt) {
         return em.createNativeQuery(POSTGRESQL)
                 .setParameter(1, key).setParameter(2, JpaRecords.IN_PROGRESS).setParameter(3, fingerprint)
-                .setParameter(4, owner).setParameter(5, leaseEnd).setParameter(6, now)
-                .setParameter(7, expiresAt)
+                .setParameter(4, owner).setParameter(5, leaseEnd).setParameter(6, expiresAt)
+                .setParameter(7, now)
                 .executeUpdate() == 1;
+    }
+
+    /**
+     * The same insert, committed on its own on a connection of the datasource in auto-commit mode:
+     * what a transaction of the store's own holding only this statement would commit.
+     *
+     * @param dataSource the store's datasource, on a thread without a transaction
+     * @return whether the row was inserted
+     * @throws SQLException when the database refused or did not answer: nothing is known to be
+     *     inserted, and the claim goes on in a transaction of its own, which meets the row if it was
+     */
+    static boolean insert(DataSource dataSource, String key, String fingerprint, String owner, LocalDateTime now,
+            LocalDateTime leaseEnd, LocalDateTime expiresAt) throws SQLException {
+        return AutoCommitStatement.executeUpdate(dataSource, JDBC, insert -> {
+            insert.setString(1, key);
+            insert.setString(2, JpaRecords.IN_PROGRESS);
+            insert.setString(3, fingerprint);
+            insert.setString(4, owner);
+            insert.setObject(5, leaseEnd);
+            insert.setObject(6, expiresAt);
+            insert.setObject(7, now);
+            insert.setObject(8, now);
+        }) == 1;
     }
 }

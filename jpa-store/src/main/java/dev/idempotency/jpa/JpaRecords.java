@@ -1,5 +1,6 @@
 package dev.idempotency.jpa;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -11,6 +12,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+
+import javax.sql.DataSource;
 
 import jakarta.persistence.CacheRetrieveMode;
 import jakarta.persistence.CacheStoreMode;
@@ -121,21 +124,39 @@ public final class JpaRecords {
         clock.resolve(transactions);
         insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
-        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+        boolean rowMet = false;
+        Optional<DataSource> alone = autoCommit();
+        if (alone.isPresent()) {
+            LocalDateTime now = clock.now();
+            String owner = UUID.randomUUID().toString();
             try {
-                ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
-                if (result != null && result != TAKEOVER_LOST) {
-                    return result;
+                if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
+                    return new ClaimResult.Acquired(owner, false);
                 }
-                // the row the insert met was gone when read (released, purged), or another claim
-                // changed it first: claim again, reading it afresh
-                continue;
-            } catch (OwnTransactionsExhausted busy) {
-                throw busy;
-            } catch (RuntimeException insertRefused) {
-                // Most likely a concurrent claim inserted the key first (unique violation): the
-                // row tells, in a new transaction.
-                lastFailure = insertRefused;
+                rowMet = true; // the key has a row: the first round reads it
+            } catch (SQLException e) {
+                // Nothing known to be inserted: the rounds below claim in transactions, and meet
+                // the row if this statement did commit it.
+                lastFailure = new IdempotencyStoreException("the claim's insert failed", e);
+            }
+        }
+        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+            if (round > 0 || !rowMet) {
+                try {
+                    ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
+                    if (result != null && result != TAKEOVER_LOST) {
+                        return result;
+                    }
+                    // the row the insert met was gone when read (released, purged), or another claim
+                    // changed it first: claim again, reading it afresh
+                    continue;
+                } catch (OwnTransactionsExhausted busy) {
+                    throw busy;
+                } catch (RuntimeException insertRefused) {
+                    // Most likely a concurrent claim inserted the key first (unique violation): the
+                    // row tells, in a new transaction.
+                    lastFailure = insertRefused;
+                }
             }
             ClaimResult existing;
             try {
@@ -152,6 +173,15 @@ public final class JpaRecords {
         }
         throw new IdempotencyStoreException("claim failed: the insert was refused or the key's row kept changing"
                 + " under the claim, " + CLAIM_ROUNDS + " times", lastFailure);
+    }
+
+    /**
+     * @return the store's datasource where one statement may commit on its own: on PostgreSQL (whose
+     *     statements {@link InsertIfAbsent} and {@link AutoCommitCompletion} are), on a thread
+     *     without a transaction; else empty
+     */
+    private Optional<DataSource> autoCommit() {
+        return insertIfAbsent.available() ? transactions.autoCommitDataSource() : Optional.empty();
     }
 
     /** @return the claim's result, or null when the key's row vanished between the insert and the read */
@@ -255,6 +285,16 @@ public final class JpaRecords {
      */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         clock.ensureResolved(transactions);
+        Optional<DataSource> alone = autoCommit();
+        if (alone.isPresent()) {
+            // no caller's transaction to join (an HTTP request's completion, after the method's ended)
+            LocalDateTime now = clock.now();
+            try {
+                return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, now, now.plus(retention));
+            } catch (SQLException e) {
+                throw new IdempotencyStoreException("complete failed: the database did not answer", e);
+            }
+        }
         return inCallerTransaction("complete", em -> {
             LocalDateTime now = clock.now();
             return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"

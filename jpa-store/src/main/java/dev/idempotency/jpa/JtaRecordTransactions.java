@@ -1,6 +1,9 @@
 package dev.idempotency.jpa;
 
+import java.util.Optional;
 import java.util.function.Function;
+
+import javax.sql.DataSource;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,11 +29,17 @@ public class JtaRecordTransactions implements RecordTransactions {
     @IdempotencyPersistence
     Instance<EntityManager> applicationUnit;
 
-    private EntityManager entityManager;
+    @Inject
+    DeclaredDataSources deployment;
 
+    private EntityManager entityManager;
+    private Optional<DataSource> dataSource;
+
+    /** Runs on the first store call (a thread of the application's, which can look its datasource up). */
     @PostConstruct
     void choose() {
         entityManager = applicationUnit.isResolvable() ? applicationUnit.get() : ownUnit;
+        dataSource = UnitDataSource.lookUp(deployment.storeUnit(), Thread.currentThread().getContextClassLoader());
     }
 
     @Override
@@ -43,5 +52,11 @@ public class JtaRecordTransactions implements RecordTransactions {
     @Transactional(Transactional.TxType.REQUIRED)
     public <T> T inCallerTransaction(Function<EntityManager, T> work) {
         return work.apply(entityManager);
+    }
+
+    /** @return the jta-data-source of the store's persistence unit, looked up once ({@link UnitDataSource}) */
+    @Override
+    public Optional<DataSource> autoCommitDataSource() {
+        return dataSource;
     }
 }

@@ -1,6 +1,9 @@
 package dev.idempotency.jpa;
 
+import java.util.Optional;
 import java.util.function.Function;
+
+import javax.sql.DataSource;
 
 import jakarta.persistence.EntityManager;
 
@@ -29,4 +32,18 @@ public interface RecordTransactions {
      * @return its result
      */
     <T> T inCallerTransaction(Function<EntityManager, T> work);
+
+    /**
+     * The store's datasource, for one statement that commits on its own (auto-commit): a first
+     * claim's insert, which is then a single round trip with no transaction manager, entity
+     * manager or unit of work around it, as an unannotated method's plain JDBC would be. Offered
+     * only where that is the same as a transaction of the store's own: on a thread with no
+     * transaction, whose connection the pool hands out unenlisted.
+     *
+     * @return the datasource, or empty where the work must run in {@link #inNewTransaction}
+     *     (the thread has a transaction, or the store's datasource is not known)
+     */
+    default Optional<DataSource> autoCommitDataSource() {
+        return Optional.empty();
+    }
 }

@@ -1,5 +1,6 @@
 package dev.idempotency.jpa;
 
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -17,6 +18,7 @@ import java.util.function.Function;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import javax.sql.DataSource;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
@@ -184,6 +186,15 @@ public class SeparateRecordTransactions implements RecordTransactions {
             throw new IdempotencyStoreException("the caller's transaction rolled back; nothing is recorded for it");
         }
         return delegate().inCallerTransaction(work);
+    }
+
+    /**
+     * @return the store's datasource on a thread without a transaction, where the pool hands out a
+     *     connection of its own, unenlisted; else empty, so that the work keeps to the rule above
+     */
+    @Override
+    public Optional<DataSource> autoCommitDataSource() {
+        return callerPresent.getAsBoolean() ? Optional.empty() : delegate().autoCommitDataSource();
     }
 
     /** A task cancelled before it started never returns its permit itself. */

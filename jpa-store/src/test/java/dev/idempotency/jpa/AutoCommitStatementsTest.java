@@ -1,0 +1,218 @@
+package dev.idempotency.jpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import jakarta.persistence.EntityManager;
+
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.jpa.testing.PlainDataSource;
+import dev.idempotency.jpa.testing.PooledDataSource;
+import dev.idempotency.jpa.testing.ResourceLocalTransactions;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
+
+/**
+ * A first claim and a completion on a thread without a transaction, where the store knows its
+ * datasource: each one statement committed on its own ({@code INSERT ... ON CONFLICT DO NOTHING},
+ * the owner-checked {@code UPDATE}), with no transaction of the store's (in a Jakarta EE server:
+ * no JTA transaction, entity manager or unit of work around one statement); everything else (a
+ * duplicate, a takeover, a failed insert) as before, in transactions of the store's own. Counted
+ * on the real PostgreSQL.
+ */
+class AutoCommitStatementsTest extends PostgreSqlRecords {
+
+    private static final Duration LEASE = Duration.ofSeconds(60);
+    private static final Duration RETENTION = Duration.ofHours(1);
+
+    /** Transactions of the store's own, counted. */
+    private static final class Counted implements RecordTransactions {
+        final AtomicInteger transactions = new AtomicInteger();
+        final ResourceLocalTransactions work;
+
+        Counted(DataSource autoCommit) {
+            work = new ResourceLocalTransactions(factory, autoCommit);
+        }
+
+        @Override
+        public <T> T inNewTransaction(Function<EntityManager, T> body) {
+            transactions.incrementAndGet();
+            return work.inNewTransaction(body);
+        }
+
+        @Override
+        public <T> T inCallerTransaction(Function<EntityManager, T> body) {
+            transactions.incrementAndGet();
+            return work.inCallerTransaction(body);
+        }
+
+        @Override
+        public Optional<DataSource> autoCommitDataSource() {
+            return work.autoCommitDataSource();
+        }
+    }
+
+    /** PostgreSQL, its connections counted; or a database whose every connection fails. */
+    private static final class CountedDataSource extends PlainDataSource {
+        final AtomicInteger connections = new AtomicInteger();
+        final PooledDataSource database = new PooledDataSource("jdbc:postgresql://127.0.0.1:5432/test", "postgres");
+        final boolean broken;
+
+        CountedDataSource(boolean broken) {
+            this.broken = broken;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            connections.incrementAndGet();
+            if (broken) {
+                throw new SQLException("the database did not answer (a test's)");
+            }
+            return database.getConnection();
+        }
+    }
+
+    /** The store on counted transactions and a counted datasource (none when {@code dataSource} is null). */
+    private static final class Fixture {
+        final CountedDataSource dataSource;
+        final Counted counted;
+        final JpaRecords store;
+
+        Fixture(CountedDataSource dataSource) {
+            this.dataSource = dataSource;
+            this.counted = new Counted(dataSource);
+            this.store = new JpaRecords(counted);
+        }
+
+        /** @return this, its counts set to zero (after a warm-up or a set-up) */
+        Fixture counting() {
+            counted.transactions.set(0);
+            if (dataSource != null) {
+                dataSource.connections.set(0);
+            }
+            return this;
+        }
+
+        String claimed(String key) {
+            return ((ClaimResult.Acquired) store.claim(key, "fp-1", LEASE, RETENTION)).owner();
+        }
+    }
+
+    private static String key(String name) {
+        return "auto-commit-" + name + "-" + System.nanoTime();
+    }
+
+    @Test
+    void aFirstClaimIsOneStatementCommittedOnItsOwnAndItsRowIsTheClaims() throws SQLException {
+        Fixture fixture = new Fixture(new CountedDataSource(false));
+        fixture.claimed(key("warm-up")); // the clock and the product are read once, in transactions
+        fixture.counting();
+        String key = key("first");
+
+        ClaimResult claim = fixture.store.claim(key, "fp-1", LEASE, RETENTION);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(fixture.counted.transactions).as("transactions of the store's own").hasValue(0);
+        assertThat(fixture.dataSource.connections).as("auto-committed statements").hasValue(1);
+        try (Connection connection = fixture.dataSource.database.getConnection();
+                PreparedStatement row = connection.prepareStatement("SELECT state, fingerprint, owner_token, version,"
+                        + " lease_end > created_at, expires_at > lease_end, created_at = updated_at"
+                        + " FROM idempotency_record WHERE record_key = ?")) {
+            row.setString(1, key);
+            try (ResultSet found = row.executeQuery()) {
+                assertThat(found.next()).as("the row, committed").isTrue();
+                assertThat(found.getString(1)).isEqualTo(JpaRecords.IN_PROGRESS);
+                assertThat(found.getString(2)).isEqualTo("fp-1");
+                assertThat(found.getString(3)).isEqualTo(((ClaimResult.Acquired) claim).owner());
+                assertThat(found.getInt(4)).isEqualTo(1);
+                assertThat(found.getBoolean(5)).as("lease end after creation").isTrue();
+                assertThat(found.getBoolean(6)).as("retention past the lease").isTrue();
+                assertThat(found.getBoolean(7)).as("updated when created").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aCompletionIsOneStatementCommittedOnItsOwnAndOnlyItsOwnerCompletes() {
+        Fixture fixture = new Fixture(new CountedDataSource(false));
+        String key = key("complete");
+        String owner = fixture.claimed(key);
+        fixture.counting();
+        byte[] body = "{\"id\":42}".getBytes(StandardCharsets.UTF_8);
+        StoredOutcome outcome = StoredOutcome.of(201, Map.of("Location", List.of("/payments/42")), body);
+
+        boolean byAnother = fixture.store.complete(key, "not-the-owner", outcome, RETENTION);
+        boolean byOwner = fixture.store.complete(key, owner, outcome, RETENTION);
+        boolean again = fixture.store.complete(key, owner, outcome, RETENTION);
+
+        assertThat(byAnother).isFalse();
+        assertThat(byOwner).isTrue();
+        assertThat(again).as("completed once").isFalse();
+        assertThat(fixture.counted.transactions).as("transactions of the store's own").hasValue(0);
+        assertThat(fixture.dataSource.connections).as("auto-committed statements").hasValue(3);
+        assertThat(fixture.store.find(key)).hasValueSatisfying(record -> {
+            assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(record.outcome().status()).isEqualTo(201);
+            assertThat(record.outcome().headers()).containsEntry("Location", List.of("/payments/42"));
+            assertThat(record.outcome().body()).isEqualTo(body);
+        });
+    }
+
+    @Test
+    void aDuplicateMeetsTheRowOnceAndIsReadInOneTransaction() {
+        Fixture fixture = new Fixture(new CountedDataSource(false));
+        String key = key("duplicate");
+        fixture.claimed(key);
+        fixture.counting();
+
+        ClaimResult again = fixture.store.claim(key, "fp-1", LEASE, RETENTION);
+        ClaimResult reused = fixture.store.claim(key, "fp-2", LEASE, RETENTION);
+
+        assertThat(again).isInstanceOfSatisfying(ClaimResult.Existing.class, existing -> {
+            assertThat(existing.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+            assertThat(existing.record().fingerprint()).isEqualTo("fp-1");
+        });
+        assertThat(reused).isInstanceOfSatisfying(ClaimResult.Existing.class,
+                existing -> assertThat(existing.record().fingerprint()).isEqualTo("fp-1"));
+        assertThat(fixture.dataSource.connections).as("one insert each, which met the row").hasValue(2);
+        assertThat(fixture.counted.transactions).as("one read each, no second insert").hasValue(2);
+    }
+
+    @Test
+    void aFailedInsertLeavesTheClaimToATransactionOfTheStoresOwn() {
+        Fixture fixture = new Fixture(new CountedDataSource(true));
+        String key = key("broken");
+
+        fixture.claimed(key);
+
+        assertThat(fixture.dataSource.connections).hasValue(1);
+        assertThat(fixture.store.find(key))
+                .hasValueSatisfying(record -> assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS));
+    }
+
+    @Test
+    void withoutADataSourceAFirstClaimIsATransactionOfTheStoresOwn() {
+        Fixture fixture = new Fixture(null);
+        fixture.claimed(key("warm-up"));
+        fixture.counting();
+
+        fixture.claimed(key("transaction"));
+
+        assertThat(fixture.counted.transactions).hasValue(1);
+    }
+}
