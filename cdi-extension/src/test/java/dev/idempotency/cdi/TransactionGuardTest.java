@@ -45,4 +45,28 @@ class TransactionGuardTest {
             jta.rollback();
         }
     }
+
+    @Test
+    void noTransactionIsKnownAbsentOnlyWhereTheRegistrySaysSo() throws Exception {
+        TransactionGuard guard = new TransactionGuard();
+        AtomicBoolean presentThere = new AtomicBoolean(true);
+        AtomicBoolean knownAbsentThere = new AtomicBoolean(true);
+        Thread unmanaged = new Thread(() -> {
+            FakeJta.unmanagedThread();
+            presentThere.set(guard.present());
+            knownAbsentThere.set(guard.knownAbsent());
+        });
+        unmanaged.start();
+        unmanaged.join(10_000);
+
+        assertThat(presentThere).as("none seen on the application's own thread").isFalse();
+        assertThat(knownAbsentThere).as("but not known to be none: it cannot be told there").isFalse();
+        assertThat(guard.knownAbsent()).as("a server thread without a transaction").isTrue();
+        jta.begin();
+        try {
+            assertThat(guard.knownAbsent()).as("a server thread in a transaction").isFalse();
+        } finally {
+            jta.rollback();
+        }
+    }
 }

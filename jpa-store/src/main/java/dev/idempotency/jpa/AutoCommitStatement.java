@@ -35,12 +35,28 @@ final class AutoCommitStatement {
     static int executeUpdate(DataSource dataSource, String sql, Parameters parameters) throws SQLException {
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {
-            parameters.bind(statement);
-            int changed = statement.executeUpdate();
-            if (!connection.getAutoCommit()) {
-                connection.commit(); // a pool that hands out manual-commit connections: left as it was
+            boolean autoCommit = connection.getAutoCommit();
+            try {
+                parameters.bind(statement);
+                int changed = statement.executeUpdate();
+                if (!autoCommit) {
+                    connection.commit(); // a pool that hands out manual-commit connections: left as it was
+                }
+                return changed;
+            } catch (SQLException | RuntimeException e) {
+                if (!autoCommit) {
+                    rollBack(connection, e); // never back to the pool inside an aborted transaction
+                }
+                throw e;
             }
-            return changed;
+        }
+    }
+
+    private static void rollBack(Connection connection, Exception failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 }

@@ -25,7 +25,7 @@ final class InsertIfAbsent {
             + " ON CONFLICT (record_key) DO NOTHING";
 
     /** The same statement for JDBC: its parameters bound in the order of their numbers, the last one twice. */
-    static final String JDBC = POSTGRESQL.replaceAll("\\?\\d", "?");
+    static final String JDBC = POSTGRESQL.replaceAll("\\?\\d+", "?");
 
     private final DatabaseProduct product;
     private volatile Boolean available;

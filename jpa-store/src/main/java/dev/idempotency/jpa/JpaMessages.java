@@ -100,4 +100,13 @@ final class JpaMessages {
                 + " second connection while its caller holds one, so with the bound at or above the pool's size every"
                 + " connection can be held by a caller waiting for another; allowed: " + allowed;
     }
+
+    /**
+     * IDEMP0513 (WARNING, once): the datasource named for the store's unit does not reach the
+     * entity manager's table (or cannot tell); claims and completions keep to transactions.
+     */
+    static String autoCommitRefused(String why) {
+        return "IDEMP0513: the JPA store's claims and completions keep to transactions of their own: the datasource"
+                + " its persistence unit names is not used for statements committed on their own, since " + why;
+    }
 }

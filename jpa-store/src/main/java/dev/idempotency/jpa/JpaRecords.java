@@ -82,6 +82,7 @@ public final class JpaRecords {
     private final DatabaseProduct product = new DatabaseProduct();
     private final DatabaseClock clock = new DatabaseClock(product);
     private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent(product);
+    private final SameDatabase sameDatabase = new SameDatabase();
 
     /**
      * For tests: runs in a claim's transaction after it read the key's row and before its takeover
@@ -134,7 +135,7 @@ public final class JpaRecords {
                     return new ClaimResult.Acquired(owner, false);
                 }
                 rowMet = true; // the key has a row: the first round reads it
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 // Nothing known to be inserted: the rounds below claim in transactions, and meet
                 // the row if this statement did commit it.
                 lastFailure = new IdempotencyStoreException("the claim's insert failed", e);
@@ -181,7 +182,11 @@ public final class JpaRecords {
      *     without a transaction; else empty
      */
     private Optional<DataSource> autoCommit() {
-        return insertIfAbsent.available() ? transactions.autoCommitDataSource() : Optional.empty();
+        if (!insertIfAbsent.available()) {
+            return Optional.empty();
+        }
+        Optional<DataSource> offered = transactions.autoCommitDataSource();
+        return offered.filter(dataSource -> sameDatabase.of(dataSource, transactions));
     }
 
     /** @return the claim's result, or null when the key's row vanished between the insert and the read */
@@ -291,8 +296,10 @@ public final class JpaRecords {
             LocalDateTime now = clock.now();
             try {
                 return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, now, now.plus(retention));
-            } catch (SQLException e) {
-                throw new IdempotencyStoreException("complete failed: the database did not answer", e);
+            } catch (SQLException | RuntimeException e) {
+                // Tried again in a transaction of the store's own: if this statement did commit,
+                // the row is COMPLETED and the second matches nothing (false: not completed by this
+                // call), and retries replay the stored outcome either way.
             }
         }
         return inCallerTransaction("complete", em -> {

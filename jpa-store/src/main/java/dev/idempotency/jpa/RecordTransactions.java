@@ -35,10 +35,10 @@ public interface RecordTransactions {
 
     /**
      * The store's datasource, for one statement that commits on its own (auto-commit): a first
-     * claim's insert, which is then a single round trip with no transaction manager, entity
-     * manager or unit of work around it, as an unannotated method's plain JDBC would be. Offered
-     * only where that is the same as a transaction of the store's own: on a thread with no
-     * transaction, whose connection the pool hands out unenlisted.
+     * claim's insert or a completion, each then a single round trip with no transaction manager,
+     * entity manager or unit of work around it, as an unannotated method's plain JDBC would be.
+     * Offered only where that is the same as a transaction of the store's own: on a thread known
+     * to have no transaction, whose connection the pool hands out unenlisted.
      *
      * @return the datasource, or empty where the work must run in {@link #inNewTransaction}
      *     (the thread has a transaction, or the store's datasource is not known)

@@ -82,6 +82,8 @@ public class SeparateRecordTransactions implements RecordTransactions {
 
     private RecordTransactions delegate;
     private BooleanSupplier callerPresent = caller::present;
+    /** Positively no caller's transaction: "cannot tell" (no registry on this thread) is not enough. */
+    private BooleanSupplier callerKnownAbsent = caller::knownAbsent;
     private ThreadFactory threads;
 
     /** For CDI. */
@@ -100,6 +102,7 @@ public class SeparateRecordTransactions implements RecordTransactions {
             int maxOwnTransactions) {
         this.delegate = work;
         this.callerPresent = callerPresent;
+        this.callerKnownAbsent = () -> !callerPresent.getAsBoolean();
         this.threads = threads;
         this.maxOwnTransactions = maxOwnTransactions;
     }
@@ -189,12 +192,14 @@ public class SeparateRecordTransactions implements RecordTransactions {
     }
 
     /**
-     * @return the store's datasource on a thread without a transaction, where the pool hands out a
-     *     connection of its own, unenlisted; else empty, so that the work keeps to the rule above
+     * @return the store's datasource on a thread known to have no transaction, where the pool
+     *     hands out a connection of its own, unenlisted; else empty (a caller's transaction, or a
+     *     thread where that cannot be told), so that the work keeps to the rule above and a
+     *     statement never commits apart from a transaction it belongs to
      */
     @Override
     public Optional<DataSource> autoCommitDataSource() {
-        return callerPresent.getAsBoolean() ? Optional.empty() : delegate().autoCommitDataSource();
+        return callerKnownAbsent.getAsBoolean() ? delegate().autoCommitDataSource() : Optional.empty();
     }
 
     /** A task cancelled before it started never returns its permit itself. */

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -67,14 +68,19 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
         }
     }
 
-    /** PostgreSQL, its connections counted; or a database whose every connection fails. */
+    /** PostgreSQL, its connections counted; each failing while {@link #broken}. */
     private static final class CountedDataSource extends PlainDataSource {
         final AtomicInteger connections = new AtomicInteger();
-        final PooledDataSource database = new PooledDataSource("jdbc:postgresql://127.0.0.1:5432/test", "postgres");
-        final boolean broken;
+        final PooledDataSource database;
+        volatile boolean broken;
 
-        CountedDataSource(boolean broken) {
+        CountedDataSource(String database, boolean broken) {
+            this.database = new PooledDataSource("jdbc:postgresql://127.0.0.1:5432/" + database, "postgres");
             this.broken = broken;
+        }
+
+        CountedDataSource() {
+            this("test", false);
         }
 
         @Override
@@ -119,7 +125,7 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
 
     @Test
     void aFirstClaimIsOneStatementCommittedOnItsOwnAndItsRowIsTheClaims() throws SQLException {
-        Fixture fixture = new Fixture(new CountedDataSource(false));
+        Fixture fixture = new Fixture(new CountedDataSource());
         fixture.claimed(key("warm-up")); // the clock and the product are read once, in transactions
         fixture.counting();
         String key = key("first");
@@ -149,7 +155,7 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
 
     @Test
     void aCompletionIsOneStatementCommittedOnItsOwnAndOnlyItsOwnerCompletes() {
-        Fixture fixture = new Fixture(new CountedDataSource(false));
+        Fixture fixture = new Fixture(new CountedDataSource());
         String key = key("complete");
         String owner = fixture.claimed(key);
         fixture.counting();
@@ -175,7 +181,7 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
 
     @Test
     void aDuplicateMeetsTheRowOnceAndIsReadInOneTransaction() {
-        Fixture fixture = new Fixture(new CountedDataSource(false));
+        Fixture fixture = new Fixture(new CountedDataSource());
         String key = key("duplicate");
         fixture.claimed(key);
         fixture.counting();
@@ -195,14 +201,73 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
 
     @Test
     void aFailedInsertLeavesTheClaimToATransactionOfTheStoresOwn() {
-        Fixture fixture = new Fixture(new CountedDataSource(true));
+        Fixture fixture = new Fixture(new CountedDataSource());
+        fixture.claimed(key("warm-up"));
+        fixture.dataSource.broken = true;
+        fixture.counting();
         String key = key("broken");
 
         fixture.claimed(key);
 
-        assertThat(fixture.dataSource.connections).hasValue(1);
+        assertThat(fixture.dataSource.connections).as("the insert tried").hasValue(1);
+        assertThat(fixture.counted.transactions).as("then the claim in a transaction").hasValue(1);
         assertThat(fixture.store.find(key))
                 .hasValueSatisfying(record -> assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS));
+    }
+
+    @Test
+    void aFailedCompletionIsMadeInATransactionOfTheStoresOwn() {
+        Fixture fixture = new Fixture(new CountedDataSource());
+        String key = key("completion-broken");
+        String owner = fixture.claimed(key);
+        fixture.dataSource.broken = true;
+        fixture.counting();
+
+        boolean completed = fixture.store.complete(key, owner, StoredOutcome.of(200, Map.of(), new byte[] {7}), RETENTION);
+
+        assertThat(completed).isTrue();
+        assertThat(fixture.counted.transactions).hasValue(1);
+        assertThat(fixture.store.find(key)).hasValueSatisfying(record -> {
+            assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(record.outcome().body()).containsExactly(7);
+        });
+    }
+
+    @Test
+    void aDataSourceOfAnotherDatabaseIsNeverWrittenTo() {
+        Fixture fixture = new Fixture(new CountedDataSource("postgres", false));
+        String key = key("elsewhere");
+
+        String owner = fixture.claimed(key);
+        boolean completed = fixture.store.complete(key, owner, StoredOutcome.of(200, Map.of(), new byte[] {7}), RETENTION);
+        fixture.claimed(key("elsewhere-too"));
+
+        assertThat(completed).isTrue();
+        assertThat(fixture.dataSource.connections).as("asked once which database it reaches, then left alone").hasValue(1);
+        assertThat(fixture.store.find(key))
+                .hasValueSatisfying(record -> assertThat(record.state()).isEqualTo(RecordState.COMPLETED));
+    }
+
+    @Test
+    void theDataSourceIsOfferedOnlyOnAThreadKnownToHaveNoTransaction() {
+        CountedDataSource dataSource = new CountedDataSource();
+        RecordTransactions work = new ResourceLocalTransactions(factory, dataSource);
+        SeparateRecordTransactions inACallersTransaction = new SeparateRecordTransactions(work, () -> true,
+                Executors.defaultThreadFactory(), 2);
+        SeparateRecordTransactions withoutOne = new SeparateRecordTransactions(work, () -> false,
+                Executors.defaultThreadFactory(), 2);
+        // as on a server, but where the transactions cannot be asked (no JNDI here): not known to be none
+        SeparateRecordTransactions cannotTell = new SeparateRecordTransactions();
+        cannotTell.transactions = new JtaRecordTransactions() {
+            @Override
+            public Optional<DataSource> autoCommitDataSource() {
+                return Optional.of(dataSource);
+            }
+        };
+
+        assertThat(inACallersTransaction.autoCommitDataSource()).isEmpty();
+        assertThat(withoutOne.autoCommitDataSource()).containsSame(dataSource);
+        assertThat(cannotTell.autoCommitDataSource()).isEmpty();
     }
 
     @Test

@@ -126,6 +126,17 @@ public final class TransactionGuard {
     }
 
     /**
+     * @return whether this thread is known to have no JTA transaction: the transaction
+     *     synchronization registry was found and reports none. {@code false} where that cannot be
+     *     told (no registry on this thread or none found yet, no JNDI), where {@link #present()}
+     *     answers {@code false} too: work that must not escape a caller's transaction asks this
+     */
+    public boolean knownAbsent() {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions != null && transactions.getTransactionStatus() == Status.STATUS_NO_TRANSACTION;
+    }
+
+    /**
      * @return whether this thread still carries a transaction that has committed: Narayana
      *     (WildFly) runs a synchronization's {@code afterCompletion} so, where {@code REQUIRED}
      *     would join the ended transaction instead of beginning a new one
