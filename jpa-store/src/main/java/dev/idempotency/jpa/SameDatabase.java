@@ -46,9 +46,10 @@ final class SameDatabase {
     private static boolean decide(DataSource dataSource, RecordTransactions transactions) {
         String viaDataSource;
         String viaEntityManager;
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
-                ResultSet identity = statement.executeQuery(IDENTITY)) {
-            viaDataSource = identity.next() ? identity.getString(1) : null;
+        try {
+            // one connection at a time: the datasource's is given back before the entity manager takes
+            // one, so that a nearly exhausted pool never finds this holding one while waiting for another
+            viaDataSource = identity(dataSource);
             viaEntityManager = transactions.inNewTransaction(em -> String.valueOf(em.createNativeQuery(IDENTITY).getSingleResult()));
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.WARNING, e, () -> JpaMessages.autoCommitRefused("it could not be asked which database it reaches"));
@@ -60,5 +61,12 @@ final class SameDatabase {
             return false;
         }
         return true;
+    }
+
+    private static String identity(DataSource dataSource) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+                ResultSet identity = statement.executeQuery(IDENTITY)) {
+            return identity.next() ? identity.getString(1) : null;
+        }
     }
 }
