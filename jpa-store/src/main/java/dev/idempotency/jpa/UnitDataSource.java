@@ -10,10 +10,10 @@ import javax.sql.DataSource;
 
 /**
  * Finds the datasource of the store's persistence unit: the {@code jta-data-source} its
- * {@code persistence.xml} names, looked up in JNDI once, when the store starts. With it a first
- * claim is one auto-committed {@code INSERT} ({@link RecordTransactions#autoCommitDataSource}).
+ * {@code persistence.xml} names, looked up in JNDI once, on the store's first call. With it a first
+ * claim and a completion are each one auto-committed statement ({@link RecordTransactions#autoCommitDataSource}).
  * Not found (a unit the deployment does not name, a name this thread cannot look up, an object
- * that is no {@link DataSource}), or on Open Liberty: the claims keep to transactions of the store's own, as before;
+ * that is no {@link DataSource}), or on Open Liberty: they keep to transactions of the store's own, as before;
  * nothing else changes, so this is logged at {@code CONFIG} only. Found, it is used only once it
  * proves to reach the entity manager's table ({@link SameDatabase}).
  */
@@ -42,20 +42,20 @@ final class UnitDataSource {
         ClassLoader loader = application != null ? application : UnitDataSource.class.getClassLoader();
         String name = unit.isEmpty() ? null : PoolSizeCheck.persistenceUnitDataSources(loader).get(unit);
         if (name == null) {
-            LOG.config(() -> "The JPA store's claims run in transactions of its own: the datasource of its unit '" + unit
+            LOG.config(() -> "The JPA store's claims and completions run in transactions of its own: the datasource of its unit '" + unit
                     + "' is not named in a persistence.xml.");
             return Optional.empty();
         }
         try {
             DataSource found = (DataSource) new InitialContext().lookup(name);
             if (found.getClass().getName().startsWith(LIBERTY)) {
-                LOG.config(() -> "The JPA store's claims run in transactions of its own: on Open Liberty a connection of "
+                LOG.config(() -> "The JPA store's claims and completions run in transactions of its own: on Open Liberty a connection of "
                         + name + " taken outside a transaction stays held until the request ends.");
                 return Optional.empty();
             }
             return Optional.of(found);
         } catch (NamingException | RuntimeException e) {
-            LOG.log(Level.CONFIG, e, () -> "The JPA store's claims run in transactions of its own: the datasource "
+            LOG.log(Level.CONFIG, e, () -> "The JPA store's claims and completions run in transactions of its own: the datasource "
                     + name + " of its unit '" + unit + "' cannot be looked up here.");
             return Optional.empty();
         }
