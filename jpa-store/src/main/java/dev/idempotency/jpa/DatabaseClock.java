@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -45,12 +46,18 @@ final class DatabaseClock {
     private static final Logger LOG = Logger.getLogger(DatabaseClock.class.getName());
 
 
-    /** UTC now, without a zone, per dialect; the order puts the commonest first. */
+    /**
+     * UTC now, without a zone, per dialect, as text ({@code 2026-03-08 02:30:00.123456}); the order
+     * puts the commonest first. Text, not a timestamp: the JDBC driver would build a
+     * {@link Timestamp} from a timestamp's fields in the JVM's zone, and a UTC wall time inside that
+     * zone's spring-forward gap does not exist there: it would be read an hour late (see
+     * {@link ZoneGap}).
+     */
     static final List<String> UTC_NOW = List.of(
-            "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)", // PostgreSQL, H2
-            "SELECT UTC_TIMESTAMP(6)", // MariaDB, MySQL
-            "SELECT SYSUTCDATETIME()", // SQL Server
-            "SELECT SYS_EXTRACT_UTC(SYSTIMESTAMP) FROM DUAL"); // Oracle
+            "SELECT CAST(CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP) AS VARCHAR(32))", // PostgreSQL, H2
+            "SELECT CAST(UTC_TIMESTAMP(6) AS CHAR)", // MariaDB, MySQL
+            "SELECT CONVERT(VARCHAR(27), SYSUTCDATETIME(), 121)", // SQL Server
+            "SELECT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD HH24:MI:SS.FF6') FROM DUAL"); // Oracle
 
     /** The expression per JDBC product name (lower case, "contains"). */
     private static final Map<String, String> BY_PRODUCT = Map.of(
@@ -86,6 +93,7 @@ final class DatabaseClock {
     private final DatabaseProduct product;
     private final LongSupplier nanoClock;
     private final LongSupplier wallClock;
+    private final UnaryOperator<LocalDateTime> moved;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private volatile String query;
@@ -93,12 +101,21 @@ final class DatabaseClock {
 
     /** @param product the database, shared with the rest of the store */
     DatabaseClock(DatabaseProduct product) {
-        this(product, System::nanoTime, System::currentTimeMillis);
+        this(product, System::nanoTime, System::currentTimeMillis, UnaryOperator.identity());
+    }
+
+    /**
+     * @param product the database, shared with the rest of the store
+     * @param moved applied to each reading of the database's time (tests: to move it elsewhere)
+     */
+    DatabaseClock(DatabaseProduct product, UnaryOperator<LocalDateTime> moved) {
+        this(product, System::nanoTime, System::currentTimeMillis, moved);
     }
 
     /** @param nanoClock a monotonic clock (tests) */
     DatabaseClock(LongSupplier nanoClock) {
-        this(new DatabaseProduct(), nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()));
+        this(new DatabaseProduct(), nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()),
+                UnaryOperator.identity());
     }
 
     /**
@@ -106,13 +123,15 @@ final class DatabaseClock {
      * @param wallClock a wall clock in milliseconds (tests)
      */
     DatabaseClock(LongSupplier nanoClock, LongSupplier wallClock) {
-        this(new DatabaseProduct(), nanoClock, wallClock);
+        this(new DatabaseProduct(), nanoClock, wallClock, UnaryOperator.identity());
     }
 
-    private DatabaseClock(DatabaseProduct product, LongSupplier nanoClock, LongSupplier wallClock) {
+    private DatabaseClock(DatabaseProduct product, LongSupplier nanoClock, LongSupplier wallClock,
+            UnaryOperator<LocalDateTime> moved) {
         this.product = product;
         this.nanoClock = nanoClock;
         this.wallClock = wallClock;
+        this.moved = moved;
     }
 
     /**
@@ -179,7 +198,7 @@ final class DatabaseClock {
                 if (databaseUtc == null) {
                     throw new IllegalStateException("the database answered its clock query with nothing");
                 }
-                return new Reading(databaseUtc, before + (after - before) / 2,
+                return new Reading(moved.apply(databaseUtc), before + (after - before) / 2,
                         wall + TimeUnit.NANOSECONDS.toMillis((after - before) / 2));
             });
         } catch (RuntimeException e) {
@@ -279,6 +298,10 @@ final class DatabaseClock {
     }
 
     private static LocalDateTime toLocal(Object value) {
+        if (value instanceof String text) {
+            // "yyyy-MM-dd HH:mm:ss[.fraction]" as every dialect above writes it
+            return LocalDateTime.parse(text.trim().replace(' ', 'T'));
+        }
         if (value instanceof LocalDateTime local) {
             return local;
         }

@@ -1,5 +1,8 @@
 package dev.idempotency.jpa;
 
+import static dev.idempotency.jpa.ZoneGap.notAfter;
+import static dev.idempotency.jpa.ZoneGap.notBefore;
+
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +15,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import javax.sql.DataSource;
 
@@ -80,7 +84,7 @@ public final class JpaRecords {
 
     private final RecordTransactions transactions;
     private final DatabaseProduct product = new DatabaseProduct();
-    private final DatabaseClock clock = new DatabaseClock(product);
+    private final DatabaseClock clock;
     private final InsertIfAbsent insertIfAbsent = new InsertIfAbsent(product);
     private final SameDatabase sameDatabase = new SameDatabase();
 
@@ -95,6 +99,19 @@ public final class JpaRecords {
      */
     public JpaRecords(RecordTransactions transactions) {
         this.transactions = transactions;
+        this.clock = new DatabaseClock(product);
+    }
+
+    /**
+     * For tests: each reading of the database's time passes through {@code moved}, which may move
+     * it elsewhere (to a night when clocks change).
+     *
+     * @param transactions where the work runs
+     * @param moved applied to each reading of the database's time
+     */
+    JpaRecords(RecordTransactions transactions, UnaryOperator<LocalDateTime> moved) {
+        this.transactions = transactions;
+        this.clock = new DatabaseClock(product, moved);
     }
 
     /**
@@ -195,7 +212,8 @@ public final class JpaRecords {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
             String owner = UUID.randomUUID().toString();
-            if (InsertIfAbsent.insert(em, key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
+            if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
+                    notBefore(now.plus(kept)))) {
                 return new ClaimResult.Acquired(owner, false);
             }
             return existingOrTakeover(em, key, fingerprint, lease, kept);
@@ -208,7 +226,8 @@ public final class JpaRecords {
         }
         LocalDateTime now = clock.now();
         String owner = UUID.randomUUID().toString();
-        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, now, now.plus(lease), now.plus(kept)));
+        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
+                notBefore(now.plus(kept))));
         em.flush();
         return new ClaimResult.Acquired(owner, false);
     }
@@ -240,8 +259,8 @@ public final class JpaRecords {
                     + " r.expiresAt = :expiresAt, r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
                     + " AND r.fingerprint = :fingerprint")
-                    .setParameter("owner", owner).setParameter("leaseEnd", now.plus(lease))
-                    .setParameter("expiresAt", now.plus(kept)).setParameter("now", now).setParameter("key", key)
+                    .setParameter("owner", owner).setParameter("leaseEnd", notBefore(now.plus(lease)))
+                    .setParameter("expiresAt", notBefore(now.plus(kept))).setParameter("now", notAfter(now)).setParameter("key", key)
                     .setParameter("version", row.version()).setParameter("inProgress", IN_PROGRESS)
                     .setParameter("fingerprint", fingerprint)
                     .executeUpdate();
@@ -254,8 +273,8 @@ public final class JpaRecords {
                     + " r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version")
                     .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
-                    .setParameter("leaseEnd", now.plus(lease)).setParameter("expiresAt", now.plus(kept))
-                    .setParameter("now", now).setParameter("key", key).setParameter("version", row.version())
+                    .setParameter("leaseEnd", notBefore(now.plus(lease))).setParameter("expiresAt", notBefore(now.plus(kept)))
+                    .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("version", row.version())
                     .executeUpdate();
         }
         if (taken == 1) {
@@ -309,10 +328,10 @@ public final class JpaRecords {
                     + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
                     + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                    .setParameter("completed", COMPLETED).setParameter("expiresAt", now.plus(retention))
+                    .setParameter("completed", COMPLETED).setParameter("expiresAt", notBefore(now.plus(retention)))
                     .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
                     .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
-                    .setParameter("now", now).setParameter("key", key).setParameter("owner", owner)
+                    .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("owner", owner)
                     .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
                     .executeUpdate() == 1;
         });
@@ -350,8 +369,8 @@ public final class JpaRecords {
                     + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"
                     + " AND (r.expiresAt > :now OR (r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", now.plus(lease))
-                    .setParameter("expiresAt", now.plus(retention)).setParameter("now", now)
+                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", notBefore(now.plus(lease)))
+                    .setParameter("expiresAt", notBefore(now.plus(retention))).setParameter("now", notAfter(now))
                     .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
                     .executeUpdate() == 1 || markedBy(em, key, owner, now);
         });
@@ -362,7 +381,7 @@ public final class JpaRecords {
         return em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
                 + " AND r.state = :executed AND r.expiresAt > :now", Long.class)
                 .setParameter("key", key).setParameter("owner", owner).setParameter("executed", EXECUTED)
-                .setParameter("now", now).getSingleResult() > 0;
+                .setParameter("now", notAfter(now)).getSingleResult() > 0;
     }
 
     /**
@@ -436,7 +455,7 @@ public final class JpaRecords {
                         + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
                         + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
                         .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                        .setParameter("executed", EXECUTED).setParameter("now", now)
+                        .setParameter("executed", EXECUTED).setParameter("now", notAfter(now))
                         .executeUpdate() == 1;
             });
         } catch (OwnTransactionsExhausted busy) {
@@ -513,7 +532,7 @@ public final class JpaRecords {
                 List<String> keys = em.createQuery("SELECT r.key FROM IdempotencyRecordEntity r WHERE" + DEAD, String.class)
                         .setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
                         .setParameter("inProgress", IN_PROGRESS)
-                        .setParameter("now", now).setParameter("abandonedBefore", abandonedBefore)
+                        .setParameter("now", notAfter(now)).setParameter("abandonedBefore", notAfter(abandonedBefore))
                         .setMaxResults(batchSize)
                         .getResultList();
                 if (keys.isEmpty()) {
@@ -521,8 +540,8 @@ public final class JpaRecords {
                 }
                 return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND (" + DEAD + ")")
                         .setParameter("keys", keys).setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
-                        .setParameter("inProgress", IN_PROGRESS).setParameter("now", now)
-                        .setParameter("abandonedBefore", abandonedBefore)
+                        .setParameter("inProgress", IN_PROGRESS).setParameter("now", notAfter(now))
+                        .setParameter("abandonedBefore", notAfter(abandonedBefore))
                         .executeUpdate();
             });
         } catch (RuntimeException e) {
