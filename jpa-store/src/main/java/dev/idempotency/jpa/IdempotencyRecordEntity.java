@@ -102,6 +102,33 @@ public class IdempotencyRecordEntity {
         this.updatedAt = now;
     }
 
+    /**
+     * A row as a query read it, outside any persistence context ({@link AutoCommitRead}): never
+     * persisted or merged, only looked at.
+     */
+    static IdempotencyRecordEntity asRead(String key, String state, String fingerprint, String owner, long version,
+            LocalDateTime leaseEnd, LocalDateTime expiresAt, LocalDateTime createdAt) {
+        IdempotencyRecordEntity row = new IdempotencyRecordEntity(key, fingerprint, owner, createdAt, leaseEnd, expiresAt);
+        row.state = state;
+        row.version = version;
+        return row;
+    }
+
+    /**
+     * @param status the outcome's status, or null
+     * @param headers the outcome's headers, encoded, or null
+     * @param body the outcome's body, or null
+     * @param stored whether the body was kept, or null
+     * @return this row, its outcome as read
+     */
+    IdempotencyRecordEntity withOutcome(Integer status, String headers, byte[] body, Boolean stored) {
+        this.outcomeStatus = status;
+        this.outcomeHeaders = headers;
+        this.outcomeBody = body;
+        this.bodyStored = stored;
+        return this;
+    }
+
     String key() {
         return key;
     }

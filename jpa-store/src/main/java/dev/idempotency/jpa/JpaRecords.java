@@ -16,6 +16,8 @@ import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
@@ -56,6 +58,8 @@ import dev.idempotency.spi.StoredOutcome;
  * until the row's retention ends.
  */
 public final class JpaRecords {
+
+    private static final Logger LOG = Logger.getLogger(JpaRecords.class.getName());
 
     static final String IN_PROGRESS = "IN_PROGRESS";
     static final String EXECUTED = "EXECUTED";
@@ -151,11 +155,16 @@ public final class JpaRecords {
                 if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
                     return new ClaimResult.Acquired(owner, false);
                 }
-                rowMet = true; // the key has a row: the first round reads it
+                rowMet = true; // the key has a row: a duplicate or a replay reads it, a takeover needs a round
+                IdempotencyRecordEntity row = AutoCommitRead.row(alone.get(), key);
+                LocalDateTime read = clock.now();
+                if (row != null && answeredAsItIs(row, fingerprint, read)) {
+                    return new ClaimResult.Existing(toRecord(row, read));
+                }
             } catch (SQLException | RuntimeException e) {
                 // Nothing known to be inserted: the rounds below claim in transactions, and meet
                 // the row if this statement did commit it.
-                lastFailure = new IdempotencyStoreException("the claim's insert failed", e);
+                lastFailure = new IdempotencyStoreException("the claim's insert, or its read of the row it met, failed", e);
             }
         }
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
@@ -244,15 +253,13 @@ public final class JpaRecords {
         if (row == null) {
             return null;
         }
+        if (answeredAsItIs(row, fingerprint, now)) {
+            return new ClaimResult.Existing(toRecord(row, now));
+        }
         String owner = UUID.randomUUID().toString();
         int taken;
         boolean live = !expired(row, now);
         if (live) {
-            boolean abandoned = IN_PROGRESS.equals(row.state()) && !row.leaseEnd().isAfter(now);
-            if (!abandoned || !row.fingerprint().equals(fingerprint)) {
-                // live; or abandoned but still bound to another request, which is refused as a reused key
-                return new ClaimResult.Existing(toRecord(row, now));
-            }
             // the same request again after the lease: it takes the claim over, the old owner loses it
             beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
@@ -286,6 +293,16 @@ public final class JpaRecords {
         // REPEATABLE READ this transaction would see its first snapshot of the row, and the
         // winner's claim may be over by now (released, expired); a new round reads it afresh.
         return TAKEOVER_LOST;
+    }
+
+    /**
+     * @return whether a claim meeting this row is answered with it: the row is live, and not an
+     *     in-progress claim whose lease ended that the same request takes over (an abandoned claim
+     *     of another request still binds its key, which is refused as reused)
+     */
+    private static boolean answeredAsItIs(IdempotencyRecordEntity row, String fingerprint, LocalDateTime now) {
+        boolean abandoned = IN_PROGRESS.equals(row.state()) && !row.leaseEnd().isAfter(now);
+        return !expired(row, now) && !(abandoned && row.fingerprint().equals(fingerprint));
     }
 
     /** @return the key's row as the database holds it, past any second-level cache; null when there is none */
@@ -493,6 +510,18 @@ public final class JpaRecords {
     /** @return the view of the key's live row, read in a transaction of its own */
     private <T> Optional<T> live(String operation, String key, BiFunction<IdempotencyRecordEntity, LocalDateTime, T> view) {
         clock.resolve(transactions);
+        insertIfAbsent.resolve(transactions);
+        Optional<DataSource> alone = autoCommit();
+        if (alone.isPresent()) {
+            try {
+                IdempotencyRecordEntity row = AutoCommitRead.row(alone.get(), key);
+                LocalDateTime now = clock.now();
+                return row == null || expired(row, now) ? Optional.empty() : Optional.of(view.apply(row, now));
+            } catch (SQLException | RuntimeException e) {
+                // read again in a transaction of the store's own, which meets the same outage or answers
+                LOG.log(Level.FINE, "a look-up's query failed; it runs again in a transaction", e);
+            }
+        }
         try {
             return transactions.inNewTransaction(em -> {
                 LocalDateTime now = clock.now();

@@ -180,7 +180,7 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
     }
 
     @Test
-    void aDuplicateMeetsTheRowOnceAndIsReadInOneTransaction() {
+    void aDuplicateMeetsTheRowOnceAndReadsItInOneMoreStatement() {
         Fixture fixture = new Fixture(new CountedDataSource());
         String key = key("duplicate");
         fixture.claimed(key);
@@ -195,8 +195,66 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
         });
         assertThat(reused).isInstanceOfSatisfying(ClaimResult.Existing.class,
                 existing -> assertThat(existing.record().fingerprint()).isEqualTo("fp-1"));
-        assertThat(fixture.dataSource.connections).as("one insert each, which met the row").hasValue(2);
-        assertThat(fixture.counted.transactions).as("one read each, no second insert").hasValue(2);
+        assertThat(fixture.dataSource.connections).as("an insert that met the row and a read, each").hasValue(4);
+        assertThat(fixture.counted.transactions).as("transactions of the store's own").hasValue(0);
+    }
+
+    @Test
+    void aReplayIsAnsweredByTwoStatementsWithTheStoredBytes() {
+        Fixture fixture = new Fixture(new CountedDataSource());
+        String key = key("replay");
+        byte[] body = "{\"id\":42}".getBytes(StandardCharsets.UTF_8);
+        assertThat(fixture.store.complete(key, fixture.claimed(key),
+                StoredOutcome.of(201, Map.of("Location", List.of("/payments/42")), body), RETENTION)).isTrue();
+        fixture.counting();
+
+        ClaimResult replay = fixture.store.claim(key, "fp-1", LEASE, RETENTION);
+
+        assertThat(replay).isInstanceOfSatisfying(ClaimResult.Existing.class, existing -> {
+            assertThat(existing.record().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(existing.record().outcome().status()).isEqualTo(201);
+            assertThat(existing.record().outcome().headers()).containsEntry("Location", List.of("/payments/42"));
+            assertThat(existing.record().outcome().body()).isEqualTo(body);
+        });
+        assertThat(fixture.dataSource.connections).as("the insert that met the row, the read").hasValue(2);
+        assertThat(fixture.counted.transactions).as("transactions of the store's own").hasValue(0);
+    }
+
+    @Test
+    void aLookUpIsOneStatement() {
+        Fixture fixture = new Fixture(new CountedDataSource());
+        String key = key("look-up");
+        assertThat(fixture.store.complete(key, fixture.claimed(key), StoredOutcome.withoutBody(204, Map.of()), RETENTION))
+                .isTrue();
+        fixture.counting();
+
+        assertThat(fixture.store.find(key)).hasValueSatisfying(record -> {
+            assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(record.outcome().status()).isEqualTo(204);
+            assertThat(record.outcome().bodyStored()).isFalse();
+        });
+        assertThat(fixture.store.find(key("absent"))).isEmpty();
+        assertThat(fixture.dataSource.connections).as("one read each").hasValue(2);
+        assertThat(fixture.counted.transactions).as("transactions of the store's own").hasValue(0);
+    }
+
+    @Test
+    void anAbandonedClaimIsTakenOverInATransactionOfTheStoresOwn() throws InterruptedException {
+        Fixture fixture = new Fixture(new CountedDataSource());
+        String key = key("abandoned");
+        assertThat(fixture.store.claim(key, "fp-1", Duration.ofMillis(300), RETENTION)).isInstanceOf(ClaimResult.Acquired.class);
+        Thread.sleep(600);
+        fixture.counting();
+
+        ClaimResult other = fixture.store.claim(key, "fp-2", LEASE, RETENTION);
+        ClaimResult same = fixture.store.claim(key, "fp-1", LEASE, RETENTION);
+
+        assertThat(other).as("another request: refused as a reused key, without a takeover")
+                .isInstanceOfSatisfying(ClaimResult.Existing.class,
+                        existing -> assertThat(existing.record().fingerprint()).isEqualTo("fp-1"));
+        assertThat(same).as("the same request after the lease: a takeover")
+                .isInstanceOfSatisfying(ClaimResult.Acquired.class, taken -> assertThat(taken.takeover()).isTrue());
+        assertThat(fixture.counted.transactions).as("the takeover's transaction").hasValue(1);
     }
 
     @Test
