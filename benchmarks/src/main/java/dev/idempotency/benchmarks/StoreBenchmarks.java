@@ -47,7 +47,10 @@ public final class StoreBenchmarks {
             new Comparison("claim + complete vs Camel add + confirm", "oursClaimAndComplete", "camelAddThenConfirm", 1.0));
     private static final List<Comparison> JPA = List.of(
             new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawInsertThenUpdate", 0.9),
-            new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.8));
+            new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.8),
+            new Comparison("claim + complete, statements on the datasource", "oursStatementsClaimAndComplete",
+                    "rawAutoCommittedInsertThenUpdate", 0.9),
+            new Comparison("replay look-up, one query on the datasource", "oursStatementsReplayLookup", "rawSelect", 0.8));
     private static final List<Comparison> REDIS = List.of(
             new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawSetNxPxGetThenEvalsha", 0.9),
             new Comparison("replay look-up", "oursReplayLookup", "rawGet", 0.9),
