@@ -6,6 +6,7 @@ import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -256,13 +257,17 @@ final class DatabaseClock {
 
     /**
      * @return whether the database runs the expression; false only when it refuses it as SQL it
-     *     does not know (see {@link #UNKNOWN_SQL})
+     *     does not know (see {@link #UNKNOWN_SQL}) or answers a text the store does not read
      * @throws IdempotencyStoreException when it fails for any other reason (the database is
      *     down, the pool is exhausted): then nothing is chosen, and the next call tries again
      */
     private static boolean accepts(RecordTransactions transactions, String candidate) {
         try {
             return toLocal(transactions.inNewTransaction(em -> em.createNativeQuery(candidate).getSingleResult())) != null;
+        } catch (DateTimeParseException e) {
+            // it knows the expression but writes its times in another form (another date style)
+            LOG.log(Level.FINE, "the database answers " + candidate + " in a form the store does not read", e);
+            return false;
         } catch (RuntimeException e) {
             if (unknownSql(e)) {
                 LOG.log(Level.FINE, "the database does not know " + candidate, e);

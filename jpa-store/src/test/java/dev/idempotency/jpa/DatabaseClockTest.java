@@ -9,7 +9,9 @@ import java.sql.SQLSyntaxErrorException;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +39,8 @@ class DatabaseClockTest {
     private static final class ScriptedDatabase implements RecordTransactions {
         final List<String> known;
         final List<String> asked = new ArrayList<>();
+        /** what an expression answers, where not a timestamp of {@link #NOW} */
+        final Map<String, Object> answers = new HashMap<>();
         boolean down;
 
         ScriptedDatabase(List<String> known) {
@@ -72,7 +76,7 @@ class DatabaseClockTest {
                         if (!known.contains(sql)) {
                             throw new PersistenceException(new SQLSyntaxErrorException("syntax error", "42601"));
                         }
-                        return Timestamp.valueOf(NOW);
+                        return answers.getOrDefault(sql, Timestamp.valueOf(NOW));
                     });
         }
     }
@@ -209,6 +213,24 @@ class DatabaseClockTest {
         clock.resolve(postgreSql);
 
         assertThat(clock.now()).isEqualTo(NOW.plusMinutes(2));
+    }
+
+    /**
+     * The expressions answer text: a database that knows one but writes its times otherwise (a
+     * PostgreSQL-compatible product with another date style, say) is passed over, not taken for a
+     * database that does not answer, which would fail every call.
+     */
+    @Test
+    void anExpressionWhoseTextCannotBeReadIsPassedOver() {
+        ScriptedDatabase compatible = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0), DatabaseClock.UTC_NOW.get(1)));
+        compatible.answers.put(DatabaseClock.UTC_NOW.get(0), "Sun Mar 29 01:30:00 2026");
+        compatible.answers.put(DatabaseClock.UTC_NOW.get(1), "2026-03-29 01:30:00 ");
+        DatabaseClock clock = new DatabaseClock(nanos::get);
+
+        clock.resolve(compatible);
+
+        assertThat(compatible.asked).last().isEqualTo(DatabaseClock.UTC_NOW.get(1));
+        assertThat(clock.now()).isEqualTo(NOW);
     }
 
     @Test

@@ -82,12 +82,14 @@ class DaylightSavingGapTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("databases")
-    void completionsAndPurgesInsideTheGapJudgeByTheTrueTime(String name, String url, String user, String ddl, String unit)
+    void completionsMarksReleasesAndPurgesInsideTheGapJudgeByTheTrueTime(String name, String url, String user, String ddl, String unit)
             throws Exception {
         factory = fresh(url, user, ddl, unit);
         LocalDateTime gap = nextGap();
         JpaRecords before = new JpaRecords(new ResourceLocalTransactions(factory), movedTo(gap.minusSeconds(10)));
         ClaimResult.Acquired owned = (ClaimResult.Acquired) before.claim("owned", FINGERPRINT, Duration.ofMinutes(20));
+        ClaimResult.Acquired marked = (ClaimResult.Acquired) before.claim("marked", FINGERPRINT, Duration.ofMinutes(20));
+        ClaimResult.Acquired released = (ClaimResult.Acquired) before.claim("released", FINGERPRINT, Duration.ofMinutes(20));
         completeWith20MinutesOfRetention(before, "kept");
 
         TimeZone.setDefault(TimeZone.getTimeZone(NEW_YORK));
@@ -95,6 +97,10 @@ class DaylightSavingGapTest {
         assertThat(inside.complete("owned", owned.owner(), outcome(), Duration.ofHours(24)))
                 .as("the owner's lease has 19 minutes left: its completion is taken")
                 .isTrue();
+        assertThat(inside.markExecuted("marked", marked.owner(), Duration.ofMinutes(20), Duration.ofHours(24)))
+                .as("the owner's mark of its work as executed is taken").isTrue();
+        assertThat(inside.release("released", released.owner())).as("the owner's release is taken").isTrue();
+        assertThat(inside.find("released")).as("the released key is free").isEmpty();
         survivesAPurge(inside, "kept");
     }
 
