@@ -63,9 +63,7 @@ import dev.idempotency.spi.StoredOutcome;
  * <p><b>Complete, mark, release.</b> Owner check on the record, then {@code replaceWithVersion} /
  * {@code removeWithVersion}: only the owner changes its record, an entry changed in between (a
  * takeover) makes them fail, and the lease does not matter, so a slow owner that nobody took over
- * still completes, marks or releases after its lease. A fresh claim's record is read as soon as
- * its write is acknowledged ({@link ClaimVersionReads}), so that the completion's read overlaps
- * the caller's work; a completion whose replace of that early version fails reads the record again.
+ * still completes, marks or releases after its lease.
  *
  * <p>An executed record keeps the retention as its lifespan; a second entry, {@code key|due},
  * lives for the lease given to {@code markExecuted}: while it exists the outcome is still
@@ -89,7 +87,6 @@ public final class InfinispanRecords {
     private final RemoteCache<String, StoredRecord> cache;
     private final RemoteCache<String, StoredRecord> returning;
     private final long clockSkewMillis;
-    private final ClaimVersionReads claimReads = new ClaimVersionReads();
 
     /**
      * With the default allowance for the servers' clock skew ({@link InfinispanSettings#DEFAULT_CLOCK_SKEW}).
@@ -134,7 +131,6 @@ public final class InfinispanRecords {
                 return existingOrThrow(key, owner, keptMillis, refused);
             }
             if (previous == null) {
-                claimReads.start(owner, () -> cache.getWithMetadataAsync(key));
                 return new ClaimResult.Acquired(owner, false);
             }
             // The client retries a write whose answer was lost in a topology change (ISPN006010):
@@ -280,23 +276,15 @@ public final class InfinispanRecords {
      */
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         return call("complete", () -> {
-            // The claim's read, started when its write was acknowledged; if the entry changed
-            // since (a takeover), the replace of that version fails and the record is read again.
-            MetadataValue<StoredRecord> early = claimReads.take(owner);
-            if (early != null && ownedOpen(early, owner) && completed(key, early, outcome, retention)) {
-                return true;
-            }
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
-            return ownedOpen(current, owner) && completed(key, current, outcome, retention);
+            if (!ownedOpen(current, owner)) {
+                return false;
+            }
+            // An executed record's marker is left to expire: a reader that saw EXECUTED just before
+            // this replace must still find it, or it would answer "outcome lost" for a stored one.
+            return cache.replaceWithVersion(key, current.getValue().completed(outcome), current.getVersion(),
+                    retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
         });
-    }
-
-    /** @return whether the version read was replaced by its completed record */
-    private boolean completed(String key, MetadataValue<StoredRecord> read, StoredOutcome outcome, Duration retention) {
-        // An executed record's marker is left to expire: a reader that saw EXECUTED just before
-        // this replace must still find it, or it would answer "outcome lost" for a stored one.
-        return cache.replaceWithVersion(key, read.getValue().completed(outcome), read.getVersion(),
-                retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -311,7 +299,6 @@ public final class InfinispanRecords {
      */
     public boolean markExecuted(String key, String owner, Duration lease, Duration retention) {
         return call("markExecuted", () -> {
-            claimReads.drop(owner);
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
             if (executedBy(current, owner)) {
                 return markedAgain(key, current, retention);
@@ -369,7 +356,6 @@ public final class InfinispanRecords {
      */
     public boolean release(String key, String owner) {
         return call("release", () -> {
-            claimReads.drop(owner);
             MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
             if (!ownedOpen(current, owner)) {
                 return false;
