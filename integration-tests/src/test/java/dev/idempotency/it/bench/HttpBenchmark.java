@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,12 +46,28 @@ import dev.idempotency.it.support.RedisForTests;
  * each, {@code wrk} on loopback measures the same no-op method without {@code @Idempotent} (the
  * baseline) and with it: first executions (a fresh key per request), replays (one key) and
  * duplicates of a request in progress (409), then the same for a 50 ms method. Every figure is
- * the mean of the measured rounds, which follow a warm-up round; the ratios are to the
- * unannotated method of the same application in the same rounds.
+ * the mean of the measured rounds; the ratios are to the unannotated method of the same
+ * application in the same rounds.
+ *
+ * <p>The server is warmed up until it runs at its own speed: Payara Micro's JIT needs about half
+ * a minute of load on 2 cores, and a single warm-up of a few seconds left each case measured while
+ * it was still getting faster (a subset of two cases ran at 2,354 then 7,720 requests a second in
+ * its first two rounds, so the case measured first in each round looked 35-50 % slower). So the
+ * warm-up repeats passes over every case until the cases together ran no faster than in the pass
+ * before by more than {@code bench.http.warmup-tolerance} (the geometric mean of each case's rate
+ * over its rate in the pass before), at most {@code bench.http.warmup-passes} passes; the report
+ * says how many it took. The JIT's warm-up is the server's, not a case's: judged case by case, the
+ * 5-second rates of this shared machine moved by up to 20 % from pass to pass when warm, and
+ * no pass would ever settle. Only getting faster counts: once warm, the full set can drift slower
+ * (the records the stores keep pile up), which more warm-up would not cure. The measured rounds
+ * alternate their order (the table's order, then reversed), so that such a drift weighs on the
+ * cases alike.
  *
  * <p>It is also a check: replays and duplicates must not run the method, first executions must,
  * and no request may fail. System properties: {@code bench.http.seconds} (10),
- * {@code bench.http.warmup-seconds} (5), {@code bench.http.rounds} (2),
+ * {@code bench.http.warmup-seconds} (5, per case and pass; longer when a pass would be shorter than
+ * {@code bench.http.warmup-pass-seconds}, 30, as with a subset of cases), {@code bench.http.warmup-passes} (5),
+ * {@code bench.http.warmup-tolerance} (0.1), {@code bench.http.rounds} (2),
  * {@code bench.http.connections} (16), {@code bench.http.jfr} (a JFR file for the server's
  * profile), {@code bench.http.stores} and {@code bench.http.scenarios} (comma-separated subsets,
  * e.g. {@code bench-memory} and {@code UNANNOTATED,FIRST}, to profile one case),
@@ -61,6 +78,9 @@ class HttpBenchmark {
 
     static final Duration MEASURED = Duration.ofSeconds(Long.getLong("bench.http.seconds", 10));
     static final Duration WARM_UP = Duration.ofSeconds(Long.getLong("bench.http.warmup-seconds", 5));
+    static final Duration WARM_UP_PASS = Duration.ofSeconds(Long.getLong("bench.http.warmup-pass-seconds", 30));
+    static final int WARM_UP_PASSES = Integer.getInteger("bench.http.warmup-passes", 5);
+    static final double WARM_UP_TOLERANCE = Double.parseDouble(System.getProperty("bench.http.warmup-tolerance", "0.1"));
     static final int ROUNDS = Integer.getInteger("bench.http.rounds", 2);
     static final int CONNECTIONS = Integer.getInteger("bench.http.connections", 16);
     static final String BODY = "{\"orderId\":\"order-1\",\"amount\":42.5,\"currency\":\"EUR\"}";
@@ -71,6 +91,7 @@ class HttpBenchmark {
     /** Long leases and ttls: nothing expires during a run; the in-memory store holds every record. */
     static final String CONFIG = String.join("\n",
             "idempotency.memory.max-entries=2000000",
+            "idempotency.memory.max-bytes=4294967296",
             BenchResource.class.getName() + "/Idempotent/ttl=PT30M",
             BenchResource.class.getName() + "/Idempotent/lease=PT10M",
             "");
@@ -117,6 +138,27 @@ class HttpBenchmark {
     record App(String store, String contextRoot, double firstTarget, String rawPath, double p99Target) {
     }
 
+    /** One scenario on one application: what wrk loads for a while. */
+    record Case(App app, Scenario scenario) {
+
+        @Override
+        public String toString() {
+            return app.contextRoot() + " " + scenario;
+        }
+    }
+
+    /**
+     * @param passes how many passes over every case the warm-up made
+     * @param eachCase how long each case was loaded in a pass
+     * @param faster the last pass's rates over the pass before's (the geometric mean of the cases)
+     */
+    record WarmUp(int passes, Duration eachCase, double faster) {
+
+        boolean settled() {
+            return faster <= 1 + WARM_UP_TOLERANCE;
+        }
+    }
+
     /** Replays skip the body's parse, the method and the serialisation: faster than the method itself. */
     static final double REPLAY_TARGET = 1.2;
 
@@ -128,8 +170,12 @@ class HttpBenchmark {
             .filter(app -> chosen("bench.http.stores", app.contextRoot())).toList();
     private final List<Scenario> scenarios = Stream.of(Scenario.values())
             .filter(scenario -> chosen("bench.http.scenarios", scenario.name())).toList();
+    private final List<Case> cases = apps.stream().flatMap(app -> scenarios.stream()
+            .filter(scenario -> scenario != Scenario.RAW_FLOOR || app.rawPath() != null)
+            .map(scenario -> new Case(app, scenario))).toList();
     private final Map<App, Map<Scenario, List<Wrk.Result>>> results = new LinkedHashMap<>();
     private long runs;
+    private WarmUp warmUp;
 
     @Test
     void measure() throws Exception {
@@ -149,19 +195,18 @@ class HttpBenchmark {
         Wrk wrk = new Wrk(Path.of("target", "bench-http"), BODY, CONNECTIONS);
         long started = System.nanoTime();
         try (PayaraMicroProcess payara = PayaraMicroProcess.startAtFullSpeed("bench", jvm, memory, infinispan, jpa, redis)) {
-            for (int round = 0; round <= ROUNDS; round++) {
-                for (App app : apps) {
-                    Http http = new Http(payara.url(app.contextRoot()));
-                    for (Scenario scenario : scenarios) {
-                        if (scenario == Scenario.RAW_FLOOR && app.rawPath() == null) {
-                            continue;
-                        }
-                        Wrk.Result result = run(wrk, http, app, scenario, round == 0 ? WARM_UP : MEASURED);
-                        if (round > 0) {
-                            results.computeIfAbsent(app, a -> new EnumMap<>(Scenario.class))
-                                    .computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
-                        }
-                    }
+            warmUp = warmUp(wrk, payara);
+            for (int round = 1; round <= ROUNDS; round++) {
+                List<Case> order = new ArrayList<>(cases);
+                if (round % 2 == 0) {
+                    Collections.reverse(order);
+                }
+                for (Case measured : order) {
+                    Wrk.Result result = run(wrk, payara, measured, MEASURED);
+                    System.out.printf(Locale.ROOT, "round %d, %s: %,.0f requests a second%n", round, measured,
+                            result.perSecond());
+                    results.computeIfAbsent(measured.app(), a -> new EnumMap<>(Scenario.class))
+                            .computeIfAbsent(measured.scenario(), s -> new ArrayList<>()).add(result);
                 }
             }
         }
@@ -171,12 +216,38 @@ class HttpBenchmark {
         System.out.println(Files.readString(out));
     }
 
+    /** Passes over every case until they stop getting faster together, at most {@link #WARM_UP_PASSES}. */
+    private WarmUp warmUp(Wrk wrk, PayaraMicroProcess payara) throws Exception {
+        // a pass of a few cases lasts WARM_UP_PASS at least: the JIT needs load, not passes
+        Duration each = Duration.ofSeconds(Math.max(WARM_UP.toSeconds(),
+                (WARM_UP_PASS.toSeconds() + cases.size() - 1) / cases.size()));
+        Map<Case, Double> before = Map.of();
+        for (int pass = 1;; pass++) {
+            Map<Case, Double> rates = new LinkedHashMap<>();
+            for (Case warmed : cases) {
+                rates.put(warmed, run(wrk, payara, warmed, each).perSecond());
+                System.out.printf(Locale.ROOT, "warm-up pass %d, %s: %,.0f requests a second%n", pass, warmed,
+                        rates.get(warmed));
+            }
+            Map<Case, Double> previous = before;
+            double faster = previous.isEmpty() ? Double.NaN : Math.exp(cases.stream()
+                    .mapToDouble(warmed -> Math.log(rates.get(warmed) / previous.get(warmed))).average().orElseThrow());
+            if (faster <= 1 + WARM_UP_TOLERANCE || pass >= WARM_UP_PASSES) {
+                return new WarmUp(pass, each, faster);
+            }
+            before = rates;
+        }
+    }
+
     private static boolean chosen(String property, String name) {
         String subset = System.getProperty(property, "");
         return subset.isBlank() || List.of(subset.split(",")).contains(name);
     }
 
-    private Wrk.Result run(Wrk wrk, Http http, App app, Scenario scenario, Duration duration) throws Exception {
+    private Wrk.Result run(Wrk wrk, PayaraMicroProcess payara, Case loaded, Duration duration) throws Exception {
+        App app = loaded.app();
+        Scenario scenario = loaded.scenario();
+        Http http = new Http(payara.url(app.contextRoot()));
         String key = "bench-" + ProcessHandle.current().pid() + "-" + (++runs);
         long executionsBefore = settledExecutions(http);
         Wrk.Result result;
@@ -288,10 +359,14 @@ class HttpBenchmark {
     private String report(Duration took) throws IOException {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "HTTP level: Payara Micro, wrk (1 thread, %d connections, loopback), "
-                + "%d measured rounds of %d s after a %d s warm-up round; took %d s. Ratio = ours / the unannotated "
+                + "%d measured rounds of %d s (every second one in reverse order) after %d warm-up passes of %d s per case "
+                + "(%s); took %d s. Ratio = ours / the unannotated "
                 + "method of the same application, same rounds; ratio to the floor = ours / the unannotated method "
                 + "making the store's own round trips itself.%n", CONNECTIONS, ROUNDS, MEASURED.toSeconds(),
-                WARM_UP.toSeconds(), took.toSeconds()));
+                warmUp.passes(), warmUp.eachCase().toSeconds(), Double.isNaN(warmUp.faster()) ? "a single pass, not judged"
+                        : String.format(Locale.ROOT, "the last pass %.2f × the rate of the one before, together: %s",
+                                warmUp.faster(), warmUp.settled() ? "settled" : "NOT settled, still getting faster"),
+                took.toSeconds()));
         for (Map.Entry<App, Map<Scenario, List<Wrk.Result>>> entry : results.entrySet()) {
             App app = entry.getKey();
             Map<Scenario, List<Wrk.Result>> rows = entry.getValue();
