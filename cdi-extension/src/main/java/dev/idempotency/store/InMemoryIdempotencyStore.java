@@ -110,6 +110,14 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** @return the claim's result, or {@code null} when the store is full */
     private ClaimResult tryClaim(String key, String fingerprint, Duration lease, Duration retention, long now) {
+        // A live record this claim cannot take over is answered without the map bin's lock, which
+        // every replay and duplicate of one key would otherwise queue on. Records are immutable and
+        // replaced whole: what get() returns is the record as compute() would have found it just
+        // before a change still in flight, so the answer is the same as taking the lock first.
+        Entry seen = entries.get(key);
+        if (seen != null && !seen.expiredAt(now) && !(seen.abandonedAt(now) && seen.fingerprint.equals(fingerprint))) {
+            return new ClaimResult.Existing(seen.toRecord(key, now));
+        }
         ClaimResult[] result = new ClaimResult[1];
         entries.compute(key, (k, current) -> {
             boolean takeover = current != null && !current.expiredAt(now) && current.abandonedAt(now)
