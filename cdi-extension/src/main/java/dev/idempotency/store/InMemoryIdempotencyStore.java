@@ -115,17 +115,17 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         // replaced whole: what get() returns is the record as compute() would have found it just
         // before a change still in flight, so the answer is the same as taking the lock first.
         Entry seen = entries.get(key);
-        if (seen != null && !seen.expiredAt(now) && !(seen.abandonedAt(now) && seen.fingerprint.equals(fingerprint))) {
+        if (seen != null && seen.standsAgainst(fingerprint, now)) {
             return new ClaimResult.Existing(seen.toRecord(key, now));
         }
         ClaimResult[] result = new ClaimResult[1];
         entries.compute(key, (k, current) -> {
-            boolean takeover = current != null && !current.expiredAt(now) && current.abandonedAt(now)
-                    && current.fingerprint.equals(fingerprint);
-            if (current != null && !current.expiredAt(now) && !takeover) {
+            if (current != null && current.standsAgainst(fingerprint, now)) {
                 result[0] = new ClaimResult.Existing(current.toRecord(k, now));
                 return current;
             }
+            // live, yet not standing against this claim: the same request's abandoned claim
+            boolean takeover = current != null && !current.expiredAt(now);
             if (current == null && bytes.get() >= maxBytes) {
                 return null; // result stays null: full by bytes (a new key only: others replace a record)
             }
@@ -293,6 +293,15 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
         boolean abandonedAt(long now) {
             return state == RecordState.IN_PROGRESS && now - deadlineNanos >= 0;
+        }
+
+        /**
+         * @return whether a claim with this fingerprint meets this record as it is (a replay, a
+         *     duplicate, a reused key): it is live, and not the same request's abandoned claim,
+         *     which the claim takes over
+         */
+        boolean standsAgainst(String claimFingerprint, long now) {
+            return !expiredAt(now) && !(abandonedAt(now) && fingerprint.equals(claimFingerprint));
         }
 
         boolean ownedBy(String candidate, long now, boolean orExecuted) {

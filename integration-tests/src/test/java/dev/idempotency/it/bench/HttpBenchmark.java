@@ -227,6 +227,8 @@ class HttpBenchmark {
         // a pass of a few cases lasts WARM_UP_PASS at least: the JIT needs load, not passes
         Duration each = Duration.ofSeconds(Math.max(WARM_UP.toSeconds(),
                 (WARM_UP_PASS.toSeconds() + cases.size() - 1) / cases.size()));
+        List<Case> raisable = cases.stream().filter(warmed -> !warmed.scenario().boundBySleep()).toList();
+        List<Case> judged = raisable.isEmpty() ? cases : raisable;
         Map<Case, Double> before = Map.of();
         for (int pass = 1;; pass++) {
             Map<Case, Double> rates = new LinkedHashMap<>();
@@ -236,11 +238,11 @@ class HttpBenchmark {
                         rates.get(warmed));
             }
             Map<Case, Double> previous = before;
-            List<Case> judged = cases.stream().filter(warmed -> !warmed.scenario().boundBySleep()).toList();
-            double faster = previous.isEmpty() ? Double.NaN : Math.exp((judged.isEmpty() ? cases : judged).stream()
+            double faster = previous.isEmpty() ? Double.NaN : Math.exp(judged.stream()
                     .mapToDouble(warmed -> Math.log(rates.get(warmed) / previous.get(warmed))).average().orElseThrow());
-            if (faster <= 1 + WARM_UP_TOLERANCE || pass >= WARM_UP_PASSES) {
-                return new WarmUp(pass, each, faster);
+            WarmUp reached = new WarmUp(pass, each, faster);
+            if (reached.settled() || pass >= WARM_UP_PASSES) {
+                return reached;
             }
             before = rates;
         }
