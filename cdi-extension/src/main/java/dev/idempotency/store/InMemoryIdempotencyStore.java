@@ -21,6 +21,7 @@ import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
 
+
 /**
  * The default store: a bounded map in this JVM. Atomic through {@link ConcurrentHashMap#compute};
  * expiry by the JVM's monotonic clock ({@link System#nanoTime()}), so wall-clock changes do not
@@ -36,7 +37,9 @@ import dev.idempotency.spi.StoredOutcome;
  * HTTP 503) rather than evict a record a retry may still need. A completion is never refused
  * for room: the work ran, so the bound can be passed by the outcomes of claims already taken.
  * Expired records are swept at most once a second, by whichever claim or look-up comes first, so
- * memory returns once keys expire and the store is used again.
+ * memory returns once keys expire and the store is used again; a sweep visits the records due to
+ * expire (an {@link ExpiryIndex}), not every live one, so its cost follows the rate of claims, not
+ * the number of records kept.
  */
 public class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -50,6 +53,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
     private final AtomicLong bytes = new AtomicLong();
     private final ReentrantLock sweepLock = new ReentrantLock();
     private final AtomicLong lastSweep = new AtomicLong();
+    private ExpiryIndex expiries;
     private LongSupplier nanoClock;
     private int maxEntries;
     private long maxBytes;
@@ -79,7 +83,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
         this.nanoClock = Objects.requireNonNull(nanoClock);
-        lastSweep.set(nanoClock.getAsLong());
+        long now = nanoClock.getAsLong();
+        lastSweep.set(now);
+        this.expiries = new ExpiryIndex(now);
     }
 
     /** @return the capacity */
@@ -136,7 +142,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             result[0] = new ClaimResult.Acquired(owner, takeover);
             long kept = Math.max(lease.toNanos(), retention.toNanos());
             return replaced(current, new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept,
-                    now + lease.toNanos(), now));
+                    now + lease.toNanos(), now, ticket(k, current, now + kept)));
         });
         return result[0];
     }
@@ -148,7 +154,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         // A completed record has no owner any more: nobody changes it until it expires.
         return changeIfOwned(key, owner, true, (current, now) ->
                 new Entry(RecordState.COMPLETED, current.fingerprint, null, kept, now + retention.toNanos(), 0,
-                        current.claimedAtNanos));
+                        current.claimedAtNanos, ticket(key, current, now + retention.toNanos())));
     }
 
     @Override
@@ -156,7 +162,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         // A mark repeated by the owner of its executed record (its first answer lost) changes nothing.
         return changeIfOwned(key, owner, true, (current, now) -> current.state == RecordState.EXECUTED ? current
                 : new Entry(RecordState.EXECUTED, current.fingerprint, owner, null, now + retention.toNanos(),
-                        now + lease.toNanos(), current.claimedAtNanos));
+                        now + lease.toNanos(), current.claimedAtNanos, ticket(key, current, now + retention.toNanos())));
     }
 
     @Override
@@ -186,10 +192,31 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         return done[0];
     }
 
-    /** Accounts for one record replacing another ({@code null}: none) and returns the new one. */
+    /**
+     * Accounts for one record replacing another ({@code null}: none), files the new one's ticket if
+     * it has a ticket of its own, and returns it.
+     */
     private Entry replaced(Entry current, Entry next) {
         bytes.addAndGet((next == null ? 0 : next.size()) - (current == null ? 0 : current.size()));
+        if (next != null && (current == null || next.ticket != current.ticket)) {
+            expiries.file(next.ticket, next.firstLook());
+        }
         return next;
+    }
+
+    /**
+     * @return the expiry ticket of a record that expires at {@code expiresAtNanos} and replaces
+     *     {@code current} ({@code null}: none): its predecessor's, filed no later than the new
+     *     record expires, or a new one where it would be filed too late
+     */
+    private static ExpiryIndex.Ticket ticket(String key, Entry current, long expiresAtNanos) {
+        return current != null && expiresAtNanos - current.expiresAtNanos >= 0 ? current.ticket
+                : new ExpiryIndex.Ticket(key);
+    }
+
+    /** @return how many expiry tickets are filed: one per live record, and those not yet dropped (for tests) */
+    long expiryTickets() {
+        return expiries.filed();
     }
 
     /** @return the estimated heap of the live records, in bytes */
@@ -239,12 +266,18 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             if (!lastSweep.compareAndSet(last, now)) {
                 return;
             }
-            entries.forEach((key, entry) -> {
-                if (entry.expiredAt(now) && entries.remove(key, entry)) {
+            expiries.takeDue(now, due -> entries.computeIfPresent(due.key, (key, entry) -> {
+                if (entry.ticket != due) {
+                    return entry; // a new record of the key, with a ticket of its own
+                }
+                if (entry.expiredAt(now)) {
                     live.decrementAndGet();
                     bytes.addAndGet(-entry.size());
+                    return null;
                 }
-            });
+                expiries.file(due, entry.nextLookAt(now));
+                return entry;
+            }));
         } finally {
             sweepLock.unlock();
         }
@@ -256,7 +289,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
      * byte array ({@link CompactOutcome}), and no owner once completed.
      */
     private static final class Entry {
-        /** Key, fingerprint, owner, the encoded headers' framing and map entry: at most this (InMemoryStoreFootprintTest). */
+        /** Key, fingerprint, owner, the encoded headers' framing, map entry and expiry ticket: at most this (InMemoryStoreFootprintTest). */
         static final int OVERHEAD = 1024;
 
         final RecordState state;
@@ -270,9 +303,11 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         final long deadlineNanos;
         /** When the current claim was made (a takeover is a new claim), for the support look-up. */
         final long claimedAtNanos;
+        /** Where the sweep finds this record ({@link ExpiryIndex}). */
+        final ExpiryIndex.Ticket ticket;
 
         Entry(RecordState state, String fingerprint, String owner, byte[] outcome, long expiresAtNanos,
-                long deadlineNanos, long claimedAtNanos) {
+                long deadlineNanos, long claimedAtNanos, ExpiryIndex.Ticket ticket) {
             this.state = state;
             this.fingerprint = fingerprint;
             this.owner = owner;
@@ -280,6 +315,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             this.expiresAtNanos = expiresAtNanos;
             this.deadlineNanos = deadlineNanos;
             this.claimedAtNanos = claimedAtNanos;
+            this.ticket = ticket;
         }
 
         /** @return the estimated heap: {@link #OVERHEAD} plus the encoded outcome (its body and headers) */
@@ -289,6 +325,20 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 
         boolean expiredAt(long now) {
             return now - expiresAtNanos >= 0;
+        }
+
+        /**
+         * @return when the sweep first looks at a new record: an in-progress claim at the end of
+         *     its lease (so that the ticket of a claim given back is dropped after the lease, not
+         *     kept for the retention), else when it expires
+         */
+        long firstLook() {
+            return state == RecordState.IN_PROGRESS ? deadlineNanos : expiresAtNanos;
+        }
+
+        /** @return when the sweep looks at this record again, after a look at {@code now} */
+        long nextLookAt(long now) {
+            return state == RecordState.IN_PROGRESS && deadlineNanos - now > 0 ? deadlineNanos : expiresAtNanos;
         }
 
         boolean abandonedAt(long now) {

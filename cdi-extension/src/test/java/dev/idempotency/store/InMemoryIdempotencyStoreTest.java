@@ -131,4 +131,111 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContractTest {
 
         assertThat(store.bytes()).isZero();
     }
+
+    @Test
+    void aSweepKeepsOneTicketPerLiveRecordAndDropsTheTicketsOfRecordsGiveBack() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(10_000, clock::get);
+        Duration lease = Duration.ofSeconds(5);
+        for (int i = 0; i < 3_000; i++) {
+            String key = "k" + i;
+            String owner = ((ClaimResult.Acquired) store.claim(key, "fp", lease, LONG)).owner();
+            if (i % 3 == 0) {
+                store.complete(key, owner, sampleOutcome(), LONG);
+            } else if (i % 3 == 1) {
+                store.release(key, owner);
+            }
+        }
+        assertThat(store.expiryTickets()).as("one ticket per claim made").isEqualTo(3_000);
+
+        elapse(lease.plusSeconds(1));
+        store.find("trigger");
+
+        assertThat(store.size()).as("completed and in-progress records are kept for their retention").isEqualTo(2_000);
+        assertThat(store.expiryTickets()).as("one ticket per live record, the given-back claims' dropped")
+                .isEqualTo(2_000);
+        assertThat(store.find("k0")).as("a completed record after its claim's lease").isPresent();
+        assertThat(store.find("k2")).as("an abandoned claim before its retention ends").isPresent();
+
+        elapse(LONG);
+        store.find("trigger");
+
+        assertThat(store.size()).isZero();
+        assertThat(store.expiryTickets()).isZero();
+        assertThat(store.bytes()).isZero();
+    }
+
+    @Test
+    void aRecordKeptShorterThanItsClaimIsSweptWhenItExpires() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(10, clock::get);
+        String owner = ((ClaimResult.Acquired) store.claim("k1", "fp", LONG, LONG)).owner();
+        store.complete("k1", owner, sampleOutcome(), Duration.ofSeconds(1));
+
+        elapse(Duration.ofSeconds(2));
+        store.find("trigger");
+
+        assertThat(store.size()).as("swept at its own expiry, not its claim's").isZero();
+        assertThat(store.expiryTickets()).as("the claim's ticket is dropped with it, in due time").isEqualTo(1);
+        elapse(LONG);
+        store.find("trigger");
+        assertThat(store.expiryTickets()).isZero();
+    }
+
+    @Test
+    void claimsGivenBackOverAndOverDoNotPileUpTickets() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(10, clock::get);
+        Duration lease = Duration.ofSeconds(1);
+        for (int i = 0; i < 20_000; i++) {
+            String owner = ((ClaimResult.Acquired) store.claim("hot", "fp", lease, LONG)).owner();
+            store.release("hot", owner);
+            clock.addAndGet(Duration.ofMillis(1).toNanos());
+        }
+
+        assertThat(store.expiryTickets()).as("tickets of the last lease or two only, not one per claim ever made")
+                .isLessThanOrEqualTo(3_000);
+        elapse(Duration.ofSeconds(3));
+        store.find("trigger");
+        assertThat(store.expiryTickets()).isZero();
+    }
+
+    @Test
+    void concurrentClaimsCompletionsAndReleasesLeaveNothingBehindOnceExpired() throws Exception {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(100_000, clock::get);
+        int threads = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int worker = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 5_000; i++) {
+                        String key = "k" + (i % 50);
+                        ClaimResult claim = store.claim(key, "fp" + worker, Duration.ofSeconds(1), Duration.ofSeconds(2));
+                        if (claim instanceof ClaimResult.Acquired acquired) {
+                            if (i % 2 == 0) {
+                                store.complete(key, acquired.owner(), sampleOutcome(), Duration.ofSeconds(1 + i % 3));
+                            } else {
+                                store.release(key, acquired.owner());
+                            }
+                        }
+                        if (worker == 0 && i % 10 == 0) {
+                            clock.addAndGet(Duration.ofMillis(50).toNanos()); // sweeps run as time passes
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> each : done) {
+                each.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        elapse(Duration.ofSeconds(5));
+        store.find("trigger");
+
+        assertThat(store.size()).as("every record expired and was swept").isZero();
+        assertThat(store.bytes()).isZero();
+        assertThat(store.expiryTickets()).isZero();
+    }
 }
