@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +19,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
-
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The default store: a bounded map in this JVM. Atomic through {@link ConcurrentHashMap#compute};
@@ -138,7 +137,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             if (current == null && live.getAndUpdate(n -> n < maxEntries ? n + 1 : n) >= maxEntries) {
                 return null; // result stays null: full (the slot is reserved atomically otherwise)
             }
-            String owner = UUID.randomUUID().toString();
+            String owner = OwnerTokens.next();
             result[0] = new ClaimResult.Acquired(owner, takeover);
             long kept = Math.max(lease.toNanos(), retention.toNanos());
             return replaced(current, new Entry(RecordState.IN_PROGRESS, fingerprint, owner, null, now + kept,

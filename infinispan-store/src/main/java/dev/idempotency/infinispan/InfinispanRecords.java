@@ -3,7 +3,6 @@ package dev.idempotency.infinispan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -17,6 +16,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The Infinispan store's logic on one remote cache, free of CDI. Every expiry and every lease is
@@ -28,7 +28,7 @@ import dev.idempotency.spi.StoredOutcome;
  * the key to its fingerprint until its retention ends. A claim's record ({@value StoredRecord#CLAIMED})
  * carries its lease: the lease lasts while the server's clock is before the entry's creation
  * time (stamped at the write that made it that owner's, by each owner of the entry on its own
- * clock) plus the lease. Owner tokens are fresh UUIDs, so a record of one owner is written by its
+ * clock) plus the lease. Owner tokens never repeat ({@link OwnerTokens}), so a record of one owner is written by its
  * claim or takeover, and again only by that claim when it confirms a write whose answer it lost.
  *
  * <p><b>Claim.</b> One {@code putIfAbsent} of the record (with {@code FORCE_RETURN_VALUE}, so that
@@ -119,7 +119,7 @@ public final class InfinispanRecords {
      */
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return call("claim", () -> {
-            String owner = UUID.randomUUID().toString();
+            String owner = OwnerTokens.next();
             StoredRecord claimed = StoredRecord.claimed(fingerprint, owner, lease.toMillis());
             long keptMillis = Math.max(lease.toMillis(), retention.toMillis());
             StoredRecord previous;

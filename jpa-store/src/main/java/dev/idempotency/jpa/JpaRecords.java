@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -33,6 +32,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The JPA store's logic, free of any container: claims race on the primary key (an INSERT in a
@@ -150,7 +150,7 @@ public final class JpaRecords {
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             LocalDateTime now = clock.now();
-            String owner = UUID.randomUUID().toString();
+            String owner = OwnerTokens.next();
             try {
                 if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
                     return new ClaimResult.Acquired(owner, false);
@@ -220,7 +220,7 @@ public final class JpaRecords {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
-            String owner = UUID.randomUUID().toString();
+            String owner = OwnerTokens.next();
             if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
                     notBefore(now.plus(kept)))) {
                 return new ClaimResult.Acquired(owner, false);
@@ -234,7 +234,7 @@ public final class JpaRecords {
             return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
         LocalDateTime now = clock.now();
-        String owner = UUID.randomUUID().toString();
+        String owner = OwnerTokens.next();
         em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
                 notBefore(now.plus(kept))));
         em.flush();
@@ -256,7 +256,7 @@ public final class JpaRecords {
         if (answeredAsItIs(row, fingerprint, now)) {
             return new ClaimResult.Existing(toRecord(row, now));
         }
-        String owner = UUID.randomUUID().toString();
+        String owner = OwnerTokens.next();
         int taken;
         boolean live = !expired(row, now);
         if (live) {

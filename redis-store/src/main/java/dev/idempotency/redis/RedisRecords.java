@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -26,6 +25,7 @@ import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The store's operations over a {@link RedisLink}: each one command (the claim a plain {@code SET},
@@ -178,7 +178,7 @@ final class RedisRecords {
         RedisLink.Deadline deadline = RedisLink.Deadline.after(timeout);
         byte[] fp = bytes(fingerprint);
         RedisRecordFormat.checked("fingerprint", fp.length, RedisRecordFormat.MAX_FINGERPRINT);
-        String owner = UUID.randomUUID().toString();
+        String owner = OwnerTokens.next();
         byte[] redisKey = redisKey(key);
         long leaseMillis = millisOf(lease);
         long keptMillis = Math.max(leaseMillis, millisOf(retention));

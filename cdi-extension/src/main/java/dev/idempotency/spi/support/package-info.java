@@ -1,5 +1,5 @@
 /**
  * What store modules may use from the core beside the SPI, and keep using across releases: reading
- * raw configuration values, and tying work to the caller's JTA transaction.
+ * raw configuration values, tying work to the caller's JTA transaction, and making owner tokens.
  */
 package dev.idempotency.spi.support;
