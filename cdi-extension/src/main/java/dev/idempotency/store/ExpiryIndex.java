@@ -28,7 +28,9 @@ final class ExpiryIndex {
     private static final long BUCKET_NANOS = 1_000_000_000L;
 
     private final long origin;
-    private final ConcurrentSkipListMap<Long, Queue<Ticket>> buckets = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<Long, Bucket> buckets = new ConcurrentSkipListMap<>();
+    /** The bucket filed into last: most claims of a second fall due in the same one. */
+    private volatile Bucket recent;
 
     /** A record's place in the index: which key to look at when it comes due. */
     static final class Ticket {
@@ -36,6 +38,18 @@ final class ExpiryIndex {
 
         Ticket(String key) {
             this.key = key;
+        }
+    }
+
+    /** The tickets due within one second. */
+    private static final class Bucket {
+        final long number;
+        final Queue<Ticket> tickets = new ConcurrentLinkedQueue<>();
+        /** Set once a sweep took the bucket out of the index, before it walks the tickets. */
+        volatile boolean taken;
+
+        Bucket(long number) {
+            this.number = number;
         }
     }
 
@@ -51,13 +65,18 @@ final class ExpiryIndex {
      * @param dueNanos a time on the store's clock
      */
     void file(Ticket ticket, long dueNanos) {
-        Long bucket = bucketOf(dueNanos);
+        long number = bucketOf(dueNanos);
         while (true) {
-            Queue<Ticket> tickets = buckets.computeIfAbsent(bucket, b -> new ConcurrentLinkedQueue<>());
-            tickets.add(ticket);
-            // A sweep that took this bucket before the add may have walked it already: file again
-            // (a ticket looked at twice is harmless; one never looked at again would leak its record).
-            if (buckets.get(bucket) == tickets) {
+            Bucket bucket = recent;
+            if (bucket == null || bucket.number != number || bucket.taken) {
+                bucket = buckets.computeIfAbsent(number, Bucket::new);
+                recent = bucket;
+            }
+            bucket.tickets.add(ticket);
+            // Not taken after the add: the sweep that takes it walks it later and finds the ticket.
+            // Taken: that sweep may have walked it already, so file again (a ticket looked at twice
+            // is harmless; one never looked at again would leak its record).
+            if (!bucket.taken) {
                 return;
             }
         }
@@ -72,17 +91,19 @@ final class ExpiryIndex {
      */
     void takeDue(long now, Consumer<Ticket> due) {
         long current = bucketOf(now);
-        Map.Entry<Long, Queue<Ticket>> next;
+        Map.Entry<Long, Bucket> next;
         while ((next = buckets.firstEntry()) != null && next.getKey() < current) {
-            if (buckets.remove(next.getKey(), next.getValue())) {
-                next.getValue().forEach(due);
+            Bucket bucket = next.getValue();
+            if (buckets.remove(next.getKey(), bucket)) {
+                bucket.taken = true;
+                bucket.tickets.forEach(due);
             }
         }
     }
 
     /** @return how many tickets are filed (walks every bucket: for tests) */
     long filed() {
-        return buckets.values().stream().mapToLong(Queue::size).sum();
+        return buckets.values().stream().mapToLong(bucket -> bucket.tickets.size()).sum();
     }
 
     private long bucketOf(long nanos) {
