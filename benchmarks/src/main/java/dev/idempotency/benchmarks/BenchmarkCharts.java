@@ -130,6 +130,8 @@ public final class BenchmarkCharts {
             }
         } else if (endpoint.startsWith("no-op, replays") && ratio != null) {
             bars.add(bar("replays vs unannotated", ratio, target));
+        } else if (endpoint.startsWith("JSON-bound method, replays") && ratio != null) {
+            bars.add(bar("JSON-bound replays vs unannotated", ratio, target));
         }
     }
 

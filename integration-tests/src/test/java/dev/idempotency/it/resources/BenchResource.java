@@ -1,5 +1,6 @@
 package dev.idempotency.it.resources;
 
+import java.math.BigDecimal;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,55 @@ public class BenchResource {
     @Idempotent
     public Response idempotent(String body) throws InterruptedException {
         return answer(0);
+    }
+
+    /**
+     * @param order the body, bound by JSON-B
+     * @return a receipt, serialised by JSON-B: an endpoint's usual work around a no-op, without the library
+     */
+    @POST
+    @Path("plain-json")
+    public Receipt plainJson(Order order) {
+        executions.incrementAndGet();
+        return Receipt.of(order);
+    }
+
+    /**
+     * @param order the body, bound by JSON-B
+     * @return a receipt, serialised by JSON-B, once per key
+     */
+    @POST
+    @Path("idempotent-json")
+    @Idempotent
+    public Receipt idempotentJson(Order order) {
+        executions.incrementAndGet();
+        return Receipt.of(order);
+    }
+
+    /** The benchmark's body as an object. */
+    public static class Order {
+        public String orderId;
+        public BigDecimal amount;
+        public String currency;
+    }
+
+    /** The JSON-bound endpoints' answer. */
+    public static class Receipt {
+        public String status;
+        public String id;
+        public String orderId;
+        public BigDecimal amount;
+        public String currency;
+
+        static Receipt of(Order order) {
+            Receipt receipt = new Receipt();
+            receipt.status = "accepted";
+            receipt.id = "00000000-0000-0000-0000-000000000000";
+            receipt.orderId = order.orderId;
+            receipt.amount = order.amount;
+            receipt.currency = order.currency;
+            return receipt;
+        }
     }
 
     /** @return the answer after 50 ms, without the library */
