@@ -53,24 +53,42 @@ final class ExpiryIndex {
         }
     }
 
-    /** @param origin a time of the store's clock, at or before the times filed */
+    /** @param origin a time of the store's clock, at or before every time filed and every sweep */
     ExpiryIndex(long origin) {
         this.origin = origin;
     }
 
     /**
-     * Files a ticket to be looked at once {@code dueNanos} has passed (within a second after).
+     * Files a ticket to be looked at once {@code dueNanos} has passed (within a second after), from
+     * a claim or a change of a record.
      *
      * @param ticket the record's ticket
      * @param dueNanos a time on the store's clock
      */
     void file(Ticket ticket, long dueNanos) {
+        file(ticket, dueNanos, true);
+    }
+
+    /**
+     * Files again a ticket a sweep looked at, without taking the place of the bucket the claims
+     * file into.
+     *
+     * @param ticket the record's ticket
+     * @param dueNanos a time on the store's clock, after the sweep's
+     */
+    void refile(Ticket ticket, long dueNanos) {
+        file(ticket, dueNanos, false);
+    }
+
+    private void file(Ticket ticket, long dueNanos, boolean remember) {
         long number = bucketOf(dueNanos);
         while (true) {
             Bucket bucket = recent;
             if (bucket == null || bucket.number != number || bucket.taken) {
                 bucket = buckets.computeIfAbsent(number, Bucket::new);
-                recent = bucket;
+                if (remember) {
+                    recent = bucket;
+                }
             }
             bucket.tickets.add(ticket);
             // Not taken after the add: the sweep that takes it walks it later and finds the ticket.
@@ -106,7 +124,14 @@ final class ExpiryIndex {
         return buckets.values().stream().mapToLong(bucket -> bucket.tickets.size()).sum();
     }
 
+    /**
+     * @return the bucket of a time; a time further from the origin than the clock's range (a
+     *     retention of about 292 years, or one that long minus the store's uptime) is in the last
+     *     bucket, never due, instead of wrapping round into the past, where a sweep would take it
+     *     and file it again forever
+     */
     private long bucketOf(long nanos) {
-        return Math.floorDiv(nanos - origin, BUCKET_NANOS);
+        long sinceOrigin = nanos - origin;
+        return sinceOrigin < 0 ? Long.MAX_VALUE : sinceOrigin / BUCKET_NANOS;
     }
 }

@@ -209,8 +209,11 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
      *     record expires, or a new one where it would be filed too late
      */
     private static ExpiryIndex.Ticket ticket(String key, Entry current, long expiresAtNanos) {
-        return current != null && expiresAtNanos - current.expiresAtNanos >= 0 ? current.ticket
-                : new ExpiryIndex.Ticket(key);
+        if (current == null) {
+            return new ExpiryIndex.Ticket(key);
+        }
+        // the map's own key string, which the current ticket holds, not another copy of it
+        return expiresAtNanos - current.expiresAtNanos >= 0 ? current.ticket : new ExpiryIndex.Ticket(current.ticket.key);
     }
 
     /** @return how many expiry tickets are filed: one per live record, and those not yet dropped (for tests) */
@@ -274,7 +277,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
                     bytes.addAndGet(-entry.size());
                     return null;
                 }
-                expiries.file(due, entry.nextLookAt(now));
+                expiries.refile(due, entry.nextLookAt(now));
                 return entry;
             }));
         } finally {
@@ -288,6 +291,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
      * byte array ({@link CompactOutcome}), and no owner once completed.
      */
     private static final class Entry {
+        /** How soon after a claim the sweep first looks at it (see {@link #firstLook()}). */
+        static final long FIRST_LOOK_NANOS = Duration.ofSeconds(1).toNanos();
+
         /** Key, fingerprint, owner, the encoded headers' framing, map entry and expiry ticket: at most this (InMemoryStoreFootprintTest). */
         static final int OVERHEAD = 1024;
 
@@ -327,12 +333,17 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * @return when the sweep first looks at a new record: an in-progress claim at the end of
-         *     its lease (so that the ticket of a claim given back is dropped after the lease, not
-         *     kept for the retention), else when it expires
+         * @return when the sweep first looks at a new record: a claim a second after it was made
+         *     (or at the end of its lease, if sooner), so that the ticket of a claim given back is
+         *     dropped within about two seconds, and the tickets not yet dropped stay as few as
+         *     the claims of two seconds whatever the lease; else when it expires
          */
         long firstLook() {
-            return state == RecordState.IN_PROGRESS ? deadlineNanos : expiresAtNanos;
+            if (state != RecordState.IN_PROGRESS) {
+                return expiresAtNanos;
+            }
+            long soon = claimedAtNanos + FIRST_LOOK_NANOS;
+            return deadlineNanos - soon < 0 ? deadlineNanos : soon;
         }
 
         /** @return when the sweep looks at this record again, after a look at {@code now} */
