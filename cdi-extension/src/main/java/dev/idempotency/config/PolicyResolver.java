@@ -29,6 +29,12 @@ public final class PolicyResolver {
     private static final int CLASS_LEVEL = 1;
     private static final int LEVELS = 3;
 
+    /**
+     * The longest ttl or lease: far beyond any use, and well inside what every store's clock
+     * arithmetic holds (nanoseconds in a {@code long} run out after 292 years).
+     */
+    private static final Duration LONGEST = Duration.ofDays(36_500);
+
     private final ConfigLookup config;
 
     /**
@@ -195,7 +201,7 @@ public final class PolicyResolver {
                 return null;
             }
         }, Messages::invalidDuration);
-        if (value.isNegative() || value.isZero()) {
+        if (value.isNegative() || value.isZero() || value.compareTo(LONGEST) > 0) {
             throw new IdempotencyDefinitionException(Messages.nonPositiveDuration(where, setting.key, setting.value));
         }
         return value;

@@ -32,7 +32,8 @@ public final class Messages {
     }
 
     public static String nonPositiveDuration(String where, String key, String value) {
-        return "IDEMP0102: " + where + ": " + key + "='" + value + "' must be a positive duration (greater than zero)";
+        return "IDEMP0102: " + where + ": " + key + "='" + value + "' must be a positive duration (greater than zero)"
+                + " of at most P36500D (100 years)";
     }
 
     public static String ttlShorterThanLease(String where, String ttlKey, String ttl, String leaseKey, String lease) {

@@ -198,6 +198,13 @@ class PolicyResolverTest {
         config.put("Idempotent/lease", "PT0S");
         assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0102");
 
+        // past a store's clock arithmetic (Duration.toNanos() fails past 292 years)
+        config.put("Idempotent/lease", "PT60S");
+        config.put("Idempotent/ttl", "P1000000D");
+        assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0102")
+                .hasMessageContaining("Idempotent/ttl='P1000000D'").hasMessageContaining("at most P36500D");
+        config.remove("Idempotent/ttl");
+
         config.remove("Idempotent/lease");
         config.put("Idempotent/scope", "ORGANISATION");
         assertThatThrownBy(() -> resolve("refund")).hasMessageStartingWith("IDEMP0104")
