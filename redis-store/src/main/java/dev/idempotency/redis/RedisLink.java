@@ -197,6 +197,10 @@ final class RedisLink implements AutoCloseable {
             ScriptOutputType type, byte[] key, byte[]... args) {
         byte[][] keys = {key};
         long started = System.nanoTime();
+        if (limit.isNegative() || limit.isZero()) {
+            // not sent: given up on once sent, it could still claim or take a key over on the server
+            throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
+        }
         try {
             return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), limit, timeout);
         } catch (NoScript e) {

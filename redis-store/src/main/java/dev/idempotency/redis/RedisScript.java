@@ -56,13 +56,15 @@ enum RedisScript {
     /**
      * ARGV owner, retention ms, outcome bytes. Only the owner of an in-progress or executed
      * record, whatever its lease: completed, kept for the retention. Completed already by this
-     * owner with this very outcome: this completion run again, answered 1, nothing changed.
-     * Answers 1 or 0.
+     * owner with this very outcome: this completion run again, answered 1, the record written
+     * again as it is (its expiry kept), so that a {@code WAIT} after it, on whatever connection,
+     * counts the record and not only that connection's older writes. Answers 1 or 0.
      */
     COMPLETE("complete", """
             local v = redis.call('GET', KEYS[1])
             local h = head(v)
             if h and h.state == 3 and h.owner == ARGV[1] and string.sub(v, h.tail) == ARGV[3] then
+              redis.call('SET', KEYS[1], v, 'KEEPTTL')
               return 1
             end
             if not h or (h.state ~= 1 and h.state ~= 2) or h.owner ~= ARGV[1] then

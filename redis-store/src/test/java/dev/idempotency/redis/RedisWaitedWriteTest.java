@@ -2,7 +2,10 @@ package dev.idempotency.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +21,9 @@ import java.util.logging.Level;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,12 +33,14 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * {@code wait-replicas=1} with the replica frozen ({@code SIGSTOP}), so that no honest {@code WAIT}
  * can succeed: a {@code WAIT} must never run on a reconnected socket (where it would report the
- * replica at once), a blocking {@code WAIT} must not hold up other calls, and a {@code WAIT} the
- * client gives up on gives the claim back.
+ * replica at once), a blocking {@code WAIT} must not hold up other calls, a {@code WAIT} the
+ * client gives up on gives the claim back, and a completion run again is confirmed only by a
+ * {@code WAIT} that counts it. And a script with no time left is not sent.
  */
 class RedisWaitedWriteTest {
 
@@ -199,6 +207,78 @@ class RedisWaitedWriteTest {
         assertThat(failures).hasSize(threads).allSatisfy(failure -> assertThat(failure)
                 .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0822"));
         assertThat(keys).as("keys left in progress, held by nobody").noneMatch(RedisWaitedWriteTest::onTheMaster);
+    }
+
+    /**
+     * A completion run again (same owner, same outcome) is answered as done; its {@code WAIT} must
+     * then count a write of its own: on another connection, one that wrote nothing or only older
+     * writes, a {@code WAIT} reports the frozen replica at once. Redis 7.2 and later leave a
+     * client's write offset where it was after a command that propagated nothing; Redis 7.0 (these
+     * machines' 7.0.15) moves it to the master's after every command, so there the repeat's
+     * {@code WAIT} waits for the first completion too, and this test passes with or without the
+     * write: it guards the newer servers.
+     */
+    @Test
+    void aCompletionRunAgainOnAnotherConnectionIsConfirmedOnlyOnceItsRecordReachedTheReplicas() throws Exception {
+        replica.signal("CONT");
+        IdempotencyStore store = store(master.uri());
+        String key = key();
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1))).owner();
+        replica.signal("STOP");
+        StoredOutcome outcome = StoredOutcomes.sample();
+        assertThatThrownBy(() -> store.complete(key, owner, outcome, Duration.ofMinutes(10)))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0822");
+
+        // the connection that carried the completion is taken by another waited write, blocked in its WAIT
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> holding = other.submit(() -> store.claim(key(), "fp", Duration.ofMinutes(1)));
+            master.await("a waited claim blocked in WAIT", Duration.ofSeconds(5),
+                    () -> master.cli("INFO", "clients").contains("blocked_clients:1"));
+
+            assertThatThrownBy(() -> store.complete(key, owner, outcome, Duration.ofMinutes(10)))
+                    .as("the completion run again, confirmed while the replica is frozen")
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0822");
+            holding.cancel(false);
+        } finally {
+            other.shutdown();
+            assertThat(other.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * A script whose time is up before it is sent is not sent: sent and then given up on, it could
+     * still claim or take a key over on the server, under an owner token nobody holds. (Whether a
+     * command cancelled at once still reaches the server is a race with Lettuce's event loop, so
+     * the commands are a double that records what is sent.)
+     */
+    @Test
+    void aScriptWithNoTimeLeftIsNotSent() throws Exception {
+        RedisClient client = RedisClient.create(RedisURI.Builder.redis("127.0.0.1", 7333)
+                .withAuthentication(RedisServer.USER, RedisServer.PASSWORD).build());
+        try {
+            RedisLink link = new RedisLink(client.connect(ByteArrayCodec.INSTANCE), TIMEOUT);
+            List<String> sent = new ArrayList<>();
+            @SuppressWarnings("unchecked")
+            RedisClusterAsyncCommands<byte[], byte[]> recorded = (RedisClusterAsyncCommands<byte[], byte[]>) Proxy
+                    .newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisClusterAsyncCommands.class},
+                            (proxy, method, args) -> {
+                                sent.add(method.getName());
+                                return null;
+                            });
+            byte[] key = bytes("idem:" + key());
+
+            Throwable thrown = catchThrowable(() -> link.runWithin(Duration.ZERO, recorded, RedisScript.CLAIM,
+                    ScriptOutputType.MULTI, key, bytes("fp"), bytes("owner"), bytes("60000"), bytes("60000")));
+            assertThat(sent).as("commands sent with no time left").isEmpty();
+            assertThat(thrown).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0821");
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
