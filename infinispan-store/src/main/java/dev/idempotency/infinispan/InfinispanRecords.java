@@ -70,6 +70,10 @@ import dev.idempotency.spi.support.OwnerTokens;
  * expected, after it the outcome counts as lost. The marker is written before the record turns
  * EXECUTED and never removed, only expired, so a reader never sees an executed record without it
  * while its lease lasts.
+ *
+ * <p><b>Expiry.</b> Every write sets its lifespan and no max-idle, so a cache's own expiration
+ * settings never cut a record short: a lifespan of at least a millisecond and at most about 68
+ * years ({@link #MAX_LIFESPAN_MILLIS}, what the server can report back with the creation time).
  */
 public final class InfinispanRecords {
 
@@ -83,6 +87,18 @@ public final class InfinispanRecords {
     private static final long PROBE_MILLIS = 10_000;
     /** Takeover attempts of one claim when the record keeps changing under it; then it answers in progress. */
     private static final int MAX_TAKEOVER_ROUNDS = 3;
+    /**
+     * Every write's max-idle: none. A max-idle of 0 would mean the cache's default, so a cache
+     * defined with {@code <expiration max-idle="..."/>} would drop a record nobody read for that
+     * long, within its retention or its lease, and let its key run again.
+     */
+    private static final long NO_MAX_IDLE = -1;
+    /**
+     * The longest lifespan written, about 68 years: the server reports an entry's lifespan in whole
+     * seconds as an {@code int}, and a longer one reads as immortal and without its creation time,
+     * so an abandoned claim could never be taken over. Longer retentions are cut to it.
+     */
+    static final long MAX_LIFESPAN_MILLIS = Integer.MAX_VALUE * 1000L;
 
     private final RemoteCache<String, StoredRecord> cache;
     private final RemoteCache<String, StoredRecord> returning;
@@ -120,11 +136,13 @@ public final class InfinispanRecords {
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         return call("claim", () -> {
             String owner = OwnerTokens.next();
-            StoredRecord claimed = StoredRecord.claimed(fingerprint, owner, lease.toMillis());
-            long keptMillis = Math.max(lease.toMillis(), retention.toMillis());
+            long leaseMillis = lifespanMillis(lease);
+            StoredRecord claimed = StoredRecord.claimed(fingerprint, owner, leaseMillis);
+            long keptMillis = Math.max(leaseMillis, lifespanMillis(retention));
             StoredRecord previous;
             try {
-                previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
+                previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE,
+                        TimeUnit.MILLISECONDS);
             } catch (RuntimeException refused) {
                 // A bounded cache that is full refuses new entries instead of evicting: a key that has
                 // a record still answers with it (replays go on), a new key fails (503, nothing runs).
@@ -155,7 +173,8 @@ public final class InfinispanRecords {
             }
             if (seen == null) {
                 // gone meanwhile (released, expired): a free key
-                StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS);
+                StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE,
+                        TimeUnit.MILLISECONDS);
                 if (previous == null) {
                     return new ClaimResult.Acquired(claimed.getOwner(), false);
                 }
@@ -174,7 +193,7 @@ public final class InfinispanRecords {
                 }
                 // Take over that owner's record, and only the version read, so that of many takers one wins.
                 if (cache.replaceWithVersion(key, claimed, current.getVersion(),
-                        keptMillis, TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS)) {
+                        keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
                     return new ClaimResult.Acquired(claimed.getOwner(), true);
                 }
                 current = cache.getWithMetadata(key); // another taker won, or a retry of ours did
@@ -216,7 +235,7 @@ public final class InfinispanRecords {
      */
     private long serverNow(String key) {
         String probe = key + NOW_SUFFIX;
-        cache.put(probe, StoredRecord.marker(), PROBE_MILLIS, TimeUnit.MILLISECONDS);
+        cache.put(probe, StoredRecord.marker(), PROBE_MILLIS, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS);
         MetadataValue<StoredRecord> written = cache.getWithMetadata(probe);
         if (written == null || written.getCreated() < 0) {
             throw new IdempotencyStoreException("the Infinispan server kept no creation time for " + probe);
@@ -282,8 +301,15 @@ public final class InfinispanRecords {
             }
             // An executed record's marker is left to expire: a reader that saw EXECUTED just before
             // this replace must still find it, or it would answer "outcome lost" for a stored one.
-            return cache.replaceWithVersion(key, current.getValue().completed(outcome), current.getVersion(),
-                    retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
+            if (cache.replaceWithVersion(key, current.getValue().completed(outcome), current.getVersion(),
+                    lifespanMillis(retention), TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            // The client sends a write again whose answer did not come in time: when the first
+            // attempt landed, the version it moved refuses the second. Only this owner completes
+            // its record (owner tokens never repeat).
+            StoredRecord now = cache.get(key);
+            return now != null && now.ownedBy(owner) && now.is(RecordState.COMPLETED);
         });
     }
 
@@ -308,10 +334,11 @@ public final class InfinispanRecords {
             }
             StoredRecord executed = current.getValue().executed();
             // The marker first: an executed record without its marker would read as "outcome lost".
-            cache.put(key + DUE_SUFFIX, executed, lease.toMillis(), TimeUnit.MILLISECONDS);
+            cache.put(key + DUE_SUFFIX, executed, lifespanMillis(lease), TimeUnit.MILLISECONDS, NO_MAX_IDLE,
+                    TimeUnit.MILLISECONDS);
             // On failure the marker stays to expire: it may be another owner's by now.
             if (cache.replaceWithVersion(key, executed, current.getVersion(),
-                    retention.toMillis(), TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS)) {
+                    lifespanMillis(retention), TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
                 return true;
             }
             // The client sends a write again whose answer did not come in time (a node stalled past
@@ -334,7 +361,7 @@ public final class InfinispanRecords {
      * some of them before it failed (a backup that timed out), and a read tells nothing of that.
      */
     private boolean markedAgain(String key, MetadataValue<StoredRecord> executed, Duration retention) {
-        return writtenAgain(key, executed, retention.toMillis());
+        return writtenAgain(key, executed, lifespanMillis(retention));
     }
 
     /**
@@ -344,7 +371,7 @@ public final class InfinispanRecords {
      */
     private boolean writtenAgain(String key, MetadataValue<StoredRecord> read, long lifespanMillis) {
         return cache.replaceWithVersion(key, read.getValue(), read.getVersion(),
-                lifespanMillis, TimeUnit.MILLISECONDS, 0, TimeUnit.MILLISECONDS);
+                lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -417,6 +444,21 @@ public final class InfinispanRecords {
             return null;
         }
         return Instant.ofEpochMilli(entry.getCreated() + entry.getLifespan() * 1000L);
+    }
+
+    /**
+     * @param duration a lease or retention
+     * @return it as a lifespan to write: at least a millisecond (0 would mean the cache's default,
+     *     immortal on the cache the store creates), at most {@link #MAX_LIFESPAN_MILLIS}
+     */
+    static long lifespanMillis(Duration duration) {
+        long millis;
+        try {
+            millis = duration.toMillis();
+        } catch (ArithmeticException beyondLong) {
+            millis = Long.MAX_VALUE;
+        }
+        return Math.min(Math.max(millis, 1), MAX_LIFESPAN_MILLIS);
     }
 
     /** @return the key of one owner's lease marker in a previous version (scoped keys are base64url: no '|') */

@@ -9,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.infinispan.client.hotrod.RemoteCache;
 import org.infinispan.client.hotrod.RemoteCacheManager;
 import org.infinispan.client.hotrod.exceptions.TransportException;
+import org.infinispan.commons.configuration.StringConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
 
@@ -128,6 +131,77 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
 
         assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.EXECUTED);
         assertThat(store.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+    }
+
+    /**
+     * As for a mark: the client sends the completion's write again, the first attempt landed and
+     * the version it moved refuses the second. The completion is stored, so it must count: "false"
+     * would tell the library its claim was lost (no completed event, a warning) for a stored answer.
+     */
+    @Test
+    void aCompletionWhoseWriteTheClientSentTwiceIsCompleted() {
+        IdempotencyStore store = createStore();
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", LONG, LONG)).owner();
+        InfinispanRecords resending = new InfinispanRecords(sendingTheNextVersionedReplaceTwice(cache()));
+
+        assertThat(resending.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    /**
+     * A cache defined with a max-idle (an application's or an operator's cache, say
+     * {@code <expiration max-idle="..."/>}) must not drop a record nobody read for that long: a
+     * completed one lives for its retention, a claim for its lease and retention, or the key runs again.
+     */
+    @Test
+    void aCachesMaxIdleCutsNoRecordShort() throws Exception {
+        manager.administration().getOrCreateCache("idling", new StringConfiguration(
+                "<distributed-cache mode=\"SYNC\" owners=\"2\"><encoding media-type=\"application/x-protostream\"/>"
+                        + "<expiration max-idle=\"1000\"/></distributed-cache>"));
+        Map<String, String> values = Map.of("idempotency.infinispan.cache", "idling");
+        IdempotencyStore store = new InfinispanIdempotencyStore(new InfinispanConnection(manager,
+                InfinispanSettings.load(key -> Optional.ofNullable(values.get(key)))));
+        String completed = freshKey();
+        String claimed = freshKey();
+        String owner = ((ClaimResult.Acquired) store.claim(completed, "fp", LONG, LONG)).owner();
+        assertThat(store.complete(completed, owner, sampleOutcome(), LONG)).isTrue();
+        store.claim(claimed, "fp", LONG, LONG);
+
+        elapse(Duration.ofMillis(2500)); // read by nobody for 2.5 max-idles
+
+        assertThat(store.find(completed)).as("a completed record nobody read for a while")
+                .get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.claim(claimed, "fp", LONG, LONG)).as("a retry of a claim in its lease")
+                .isInstanceOf(ClaimResult.Existing.class);
+    }
+
+    /**
+     * Lifespans the server cannot keep as they are: below a millisecond (0 means the cache's default,
+     * immortal on the cache the store creates) and beyond what it reports back in whole seconds as
+     * an {@code int} (about 68 years: the entry reads as immortal, without its creation time, so its
+     * lease could not be judged).
+     */
+    @Test
+    void retentionsBelowAMillisecondOrBeyondTheServersRangeStillExpireAndLetLeasesEnd() throws Exception {
+        IdempotencyStore store = createStore();
+        String brief = freshKey();
+        String owner = ((ClaimResult.Acquired) store.claim(brief, "fp", Duration.ofSeconds(1), LONG)).owner();
+        assertThat(store.complete(brief, owner, sampleOutcome(), Duration.ofNanos(500_000))).isTrue();
+        String longKept = freshKey();
+        store.claim(longKept, "fp", Duration.ofSeconds(1), Duration.ofDays(25_000));
+        RecordDetails kept = store.inspect(longKept).orElseThrow();
+        assertThat(kept.claimedAt()).as("when the claim kept 25,000 days was made").isNotNull();
+        assertThat(kept.expiresAt()).as("when it expires").isNotNull();
+
+        elapse(Duration.ofMillis(1200));
+
+        assertThat(store.find(brief)).as("a record kept for half a millisecond, 1.2 s later").isEmpty();
+        ClaimResult retry = store.claim(longKept, "fp", LONG, LONG);
+        assertThat(retry).as("the same request after the lease of a claim kept 25,000 days")
+                .isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) retry).takeover()).isTrue();
     }
 
     /**
