@@ -99,9 +99,13 @@ public final class BenchmarkCharts {
             List<String> header, List<String> cells) {
         Matcher threads = THREADS.matcher(heading);
         String store = threads.matches() ? threads.group(1) : heading;
-        String operation = cells.get(0).replaceAll("\\s*\\(.*\\)", "").replaceAll("\\s+vs\\s.*$", "");
+        // short enough for the chart's label column: "claim + complete, datasource vs pooled raw"
+        String operation = cells.get(0).replaceAll("\\s*\\(.*\\)", "").replaceAll(",?\\s+vs\\s.*$", "")
+                .replace("statements on the datasource", "datasource").replace("one query on the datasource", "datasource");
         String baseline = cell(header, cells, "baseline").replace("`", "");
-        String comparison = operation + " vs " + (baseline.toLowerCase().startsWith("camel") ? "Camel" : "raw");
+        String versus = baseline.toLowerCase().startsWith("camel") ? "Camel"
+                : baseline.startsWith("rawPooled") ? "pooled raw" : "raw";
+        String comparison = operation + " vs " + versus;
         Double ratio = number(cell(header, cells, "ratio"));
         if (ratio == null) {
             return;

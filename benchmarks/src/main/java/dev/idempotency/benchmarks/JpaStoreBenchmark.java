@@ -24,6 +24,7 @@ import dev.idempotency.jpa.testing.PooledDataSource;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The JPA store (EclipseLink) against raw JDBC doing the least an owner-safe claim and completion
@@ -32,7 +33,9 @@ import dev.idempotency.spi.IdempotencyStore;
  * store twice: {@code ours*} in resource-local transactions of its own (as inside a caller's
  * transaction, or where the store has no datasource), and {@code oursStatements*} on a datasource
  * whose connections a pool keeps, each statement committed on its own (as every HTTP request's
- * claim and completion on a Jakarta EE server: no transaction on the thread).
+ * claim and completion on a Jakarta EE server: no transaction on the thread). The raw floors hold a
+ * connection and its prepared statements per thread ({@code raw*}), or take a connection from the
+ * pool {@code oursStatements*} uses for every statement ({@code rawPooled*}).
  */
 @State(Scope.Benchmark)
 public class JpaStoreBenchmark extends OurStoreBenchmark {
@@ -42,6 +45,9 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
             + " lease_end) VALUES (?, 'IN_PROGRESS', ?, ?, now() + interval '60 seconds') ON CONFLICT DO NOTHING";
     private static final String COMPLETE = "UPDATE raw_record SET state = 'COMPLETED', status = 201, body = ?,"
             + " expires_at = now() + interval '2 minutes' WHERE record_key = ? AND owner_token = ? AND lease_end > now()";
+
+    private static final String SELECT = "SELECT state, fingerprint, status, body, expires_at FROM raw_record"
+            + " WHERE record_key = ?";
 
     private EntityManagerFactory factory;
     private PooledDataSource dataSource;
@@ -68,8 +74,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
             complete = connection.prepareStatement(COMPLETE);
             // a look-up writes nothing: one statement, no transaction to commit
             reader = DriverManager.getConnection(BenchmarkServers.jdbcUrl(), "postgres", "");
-            read = reader.prepareStatement("SELECT state, fingerprint, status, body, expires_at FROM raw_record"
-                    + " WHERE record_key = ?");
+            read = reader.prepareStatement(SELECT);
             // the same two statements, each committed by itself (auto-commit: no COMMIT round trip)
             autoCommitted = DriverManager.getConnection(BenchmarkServers.jdbcUrl(), "postgres", "");
             claimAlone = autoCommitted.prepareStatement(CLAIM);
@@ -144,7 +149,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
     /** @param transactions the connection to commit after each statement, or null where each commits itself */
     private static boolean insertThenUpdate(String key, PreparedStatement claim, PreparedStatement complete,
             Connection transactions) throws SQLException {
-        String owner = UUID.randomUUID().toString();
+        String owner = OwnerTokens.next();
         claim.setString(1, key);
         claim.setString(2, Payloads.FINGERPRINT);
         claim.setString(3, owner);
@@ -163,6 +168,47 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
             transactions.commit();
         }
         return completed;
+    }
+
+    /**
+     * Raw JDBC through the pool ours uses: a connection taken from it per statement (a claim and
+     * its completion are apart, the business method between them) and the statement prepared on
+     * it, as code on a Jakarta EE server does; each statement committed by itself. Ours on the
+     * datasource against the same work, with the pool's share in both.
+     */
+    @Benchmark
+    public boolean rawPooledInsertThenUpdate(Keys keys) throws SQLException {
+        String key = keys.next();
+        String owner = OwnerTokens.next();
+        try (Connection connection = dataSource.getConnection()) {
+            try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+                claim.setString(1, key);
+                claim.setString(2, Payloads.FINGERPRINT);
+                claim.setString(3, owner);
+                if (claim.executeUpdate() != 1) {
+                    return false;
+                }
+            }
+        }
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
+            complete.setBytes(1, Payloads.BODY);
+            complete.setString(2, key);
+            complete.setString(3, owner);
+            return complete.executeUpdate() == 1;
+        }
+    }
+
+    /** Raw JDBC through the pool ours uses: the SELECT prepared on a connection taken from it. */
+    @Benchmark
+    public boolean rawPooledSelect() throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement read = connection.prepareStatement(SELECT)) {
+            read.setString(1, replayKey);
+            try (var rows = read.executeQuery()) {
+                return rows.next();
+            }
+        }
     }
 
     /** Raw JDBC: one SELECT of the row by its primary key. */

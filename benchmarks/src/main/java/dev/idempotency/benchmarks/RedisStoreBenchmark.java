@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 
 import io.lettuce.core.ClientOptions;
@@ -33,6 +32,7 @@ import dev.idempotency.redis.RawRedisScripts;
 import dev.idempotency.redis.RedisConnection;
 import dev.idempotency.redis.RedisIdempotencyStore;
 import dev.idempotency.redis.RedisSettings;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The Redis store against the raw Lettuce operations an owner-safe Redis idempotency store needs
@@ -129,7 +129,7 @@ public class RedisStoreBenchmark extends OurStoreBenchmark {
     @Benchmark
     public boolean rawSetNxPxGetThenEvalsha(Keys keys) throws InterruptedException, ExecutionException {
         byte[] key = bytes(RAW_PREFIX + keys.next());
-        byte[] owner = bytes(UUID.randomUUID().toString());
+        byte[] owner = bytes(OwnerTokens.next());
         byte[] claim = new byte[owner.length + rawClaimPadding.length];
         System.arraycopy(owner, 0, claim, 0, owner.length);
         System.arraycopy(rawClaimPadding, 0, claim, owner.length, rawClaimPadding.length);

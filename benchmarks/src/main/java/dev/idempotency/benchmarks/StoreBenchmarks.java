@@ -50,7 +50,12 @@ public final class StoreBenchmarks {
             new Comparison("replay look-up", "oursReplayLookup", "rawSelect", 0.8),
             new Comparison("claim + complete, statements on the datasource", "oursStatementsClaimAndComplete",
                     "rawAutoCommittedInsertThenUpdate", 0.9),
-            new Comparison("replay look-up, one query on the datasource", "oursStatementsReplayLookup", "rawSelect", 0.8));
+            new Comparison("replay look-up, one query on the datasource", "oursStatementsReplayLookup", "rawSelect", 0.8),
+            // the same two, against raw JDBC taking its connections from the same pool (as server code does)
+            new Comparison("claim + complete, statements on the datasource, vs raw JDBC on the same pool",
+                    "oursStatementsClaimAndComplete", "rawPooledInsertThenUpdate", 0.9),
+            new Comparison("replay look-up, one query on the datasource, vs raw JDBC on the same pool",
+                    "oursStatementsReplayLookup", "rawPooledSelect", 0.8));
     private static final List<Comparison> REDIS = List.of(
             new Comparison("claim + complete (1 KiB answer)", "oursClaimAndComplete", "rawSetNxPxGetThenEvalsha", 0.9),
             new Comparison("replay look-up", "oursReplayLookup", "rawGet", 0.9),

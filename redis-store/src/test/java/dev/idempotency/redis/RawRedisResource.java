@@ -1,7 +1,6 @@
 package dev.idempotency.redis;
 
 import java.nio.charset.StandardCharsets;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,6 +25,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.spi.support.ConfigLookup;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The HTTP benchmark's physical floor on Redis (integration-tests' {@code HttpBenchmark}, which adds
@@ -75,7 +75,7 @@ public class RawRedisResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response firstExecution(@HeaderParam("Idempotency-Key") String key, String body) {
         byte[] redisKey = (prefix + key).getBytes(StandardCharsets.UTF_8);
-        byte[] owner = UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII);
+        byte[] owner = OwnerTokens.next().getBytes(StandardCharsets.US_ASCII);
         byte[] claim = new byte[owner.length + PADDING.length];
         System.arraycopy(owner, 0, claim, 0, owner.length);
         if (await(commands.setGet(redisKey, claim, LEASE)) != null) {

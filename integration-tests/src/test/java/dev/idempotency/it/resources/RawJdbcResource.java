@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -19,6 +18,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * The HTTP benchmark's physical floor on a database: an unannotated method that makes, itself,
@@ -52,7 +53,7 @@ public class RawJdbcResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response firstExecution(@HeaderParam("Idempotency-Key") String key, String body) throws SQLException {
-        String owner = UUID.randomUUID().toString();
+        String owner = OwnerTokens.next();
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement claim = connection.prepareStatement("INSERT INTO raw_http_record (record_key, state,"
                     + " fingerprint, owner_token, lease_end) VALUES (?, 'IN_PROGRESS', ?, ?, now() + interval '600 seconds')"
