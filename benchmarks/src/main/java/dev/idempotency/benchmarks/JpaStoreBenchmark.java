@@ -150,9 +150,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
     private static boolean insertThenUpdate(String key, PreparedStatement claim, PreparedStatement complete,
             Connection transactions) throws SQLException {
         String owner = OwnerTokens.next();
-        claim.setString(1, key);
-        claim.setString(2, Payloads.FINGERPRINT);
-        claim.setString(3, owner);
+        bindClaim(claim, key, owner);
         boolean claimed = claim.executeUpdate() == 1;
         if (transactions != null) {
             transactions.commit();
@@ -160,9 +158,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
         if (!claimed) {
             return false;
         }
-        complete.setBytes(1, Payloads.BODY);
-        complete.setString(2, key);
-        complete.setString(3, owner);
+        bindCompletion(complete, key, owner);
         boolean completed = complete.executeUpdate() == 1;
         if (transactions != null) {
             transactions.commit();
@@ -182,9 +178,7 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
         String owner = OwnerTokens.next();
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
-                claim.setString(1, key);
-                claim.setString(2, Payloads.FINGERPRINT);
-                claim.setString(3, owner);
+                bindClaim(claim, key, owner);
                 if (claim.executeUpdate() != 1) {
                     return false;
                 }
@@ -192,11 +186,21 @@ public class JpaStoreBenchmark extends OurStoreBenchmark {
         }
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
-            complete.setBytes(1, Payloads.BODY);
-            complete.setString(2, key);
-            complete.setString(3, owner);
+            bindCompletion(complete, key, owner);
             return complete.executeUpdate() == 1;
         }
+    }
+
+    private static void bindClaim(PreparedStatement claim, String key, String owner) throws SQLException {
+        claim.setString(1, key);
+        claim.setString(2, Payloads.FINGERPRINT);
+        claim.setString(3, owner);
+    }
+
+    private static void bindCompletion(PreparedStatement complete, String key, String owner) throws SQLException {
+        complete.setBytes(1, Payloads.BODY);
+        complete.setString(2, key);
+        complete.setString(3, owner);
     }
 
     /** Raw JDBC through the pool ours uses: the SELECT prepared on a connection taken from it. */

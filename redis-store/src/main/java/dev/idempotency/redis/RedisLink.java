@@ -197,18 +197,23 @@ final class RedisLink implements AutoCloseable {
             ScriptOutputType type, byte[] key, byte[]... args) {
         byte[][] keys = {key};
         long started = System.nanoTime();
-        if (limit.isNegative() || limit.isZero()) {
-            // not sent: given up on once sent, it could still claim or take a key over on the server
-            throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
-        }
+        requireTimeLeft(limit, script);
         try {
             return await(commands.<T>evalsha(script.sha(), type, keys, args), script.operation(), limit, timeout);
         } catch (NoScript e) {
             Duration left = limit.minusNanos(System.nanoTime() - started);
-            if (left.isNegative() || left.isZero()) {
-                throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
-            }
+            requireTimeLeft(left, script);
             return await(commands.<T>eval(script.source(), type, keys, args), script.operation(), left, timeout);
+        }
+    }
+
+    /**
+     * A script is not sent without time left: given up on once sent, it could still claim or take a
+     * key over on the server.
+     */
+    private void requireTimeLeft(Duration left, RedisScript script) {
+        if (left.isNegative() || left.isZero()) {
+            throw new IdempotencyStoreException(RedisMessages.timedOut(script.operation(), timeout));
         }
     }
 
