@@ -146,7 +146,7 @@ public final class InfinispanRecords {
             } catch (RuntimeException refused) {
                 // A bounded cache that is full refuses new entries instead of evicting: a key that has
                 // a record still answers with it (replays go on), a new key fails (503, nothing runs).
-                return existingOrThrow(key, owner, keptMillis, refused);
+                return existingOrThrow(key, fingerprint, owner, keptMillis, refused);
             }
             if (previous == null) {
                 return new ClaimResult.Acquired(owner, false);
@@ -244,19 +244,26 @@ public final class InfinispanRecords {
     }
 
     /**
-     * A claim whose write failed (the cache is full, the server failed or did not answer in time):
-     * a record of its own owner token means the write landed, and once confirmed the claim is
-     * acquired; another record is its answer (as for a claim that lost the {@code putIfAbsent});
-     * none, or one of its own that cannot be confirmed, and the failure stands.
+     * A claim whose write failed (the cache is full, the server failed or did not answer in time,
+     * the key's lock is held): a record of its own owner token means the write landed, and once
+     * confirmed the claim is acquired; another request's record, or a completed one, is its
+     * answer, as for a claim that lost the {@code putIfAbsent}; the same request's claim in
+     * progress is its answer only within its owner's lease. After the lease the failure stands
+     * rather than another write to a key that just refused one: reading such a claim as in
+     * progress kept a dead owner's key at {@code 409} for its whole retention while writes to it
+     * failed (and the tiered store's front answered so alone, never failing over). None, or one of
+     * its own that cannot be confirmed, and the failure stands too.
      */
-    private ClaimResult existingOrThrow(String key, String owner, long keptMillis, RuntimeException refused) {
+    private ClaimResult existingOrThrow(String key, String fingerprint, String owner, long keptMillis,
+            RuntimeException refused) {
         try {
-            StoredRecord existing = cache.get(key);
-            if (existing != null && !existing.ownedBy(owner)) {
-                return new ClaimResult.Existing(toRecord(key, existing));
-            }
-            if (existing != null) {
+            MetadataValue<StoredRecord> current = cache.getWithMetadata(key);
+            StoredRecord existing = current == null ? null : current.getValue();
+            if (existing != null && existing.ownedBy(owner)) {
                 return ownWriteConfirmed(key, owner, keptMillis, false);
+            }
+            if (existing != null && (!existing.inProgressFor(fingerprint) || !leaseOver(key, current))) {
+                return new ClaimResult.Existing(toRecord(key, existing));
             }
         } catch (RuntimeException e) {
             refused.addSuppressed(e);

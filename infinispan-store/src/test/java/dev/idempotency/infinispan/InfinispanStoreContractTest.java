@@ -1,6 +1,7 @@
 package dev.idempotency.infinispan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordDetails;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.contract.IdempotencyStoreContractTest;
@@ -235,7 +238,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         IdempotencyStore store = createStore();
         AtomicBoolean armed = new AtomicBoolean(true);
         List<String> sent = new ArrayList<>();
-        InfinispanRecords losing = new InfinispanRecords(intercepted(recordingOperations(cache(), sent), (method, send) -> {
+        InfinispanRecords losing = new InfinispanRecords(intercepted(recordingOperations(cache(), sent), (method, args, send) -> {
             Object answer = send.call();
             if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
                 throw new TransportException("the answer was lost (test)", null);
@@ -272,6 +275,43 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         assertThat(afterTheSkewToo).isInstanceOf(ClaimResult.Acquired.class);
     }
 
+    /**
+     * A key whose writes the servers refuse while its reads answer (its lock held after a server's
+     * fault, as the fault campaign found; a timeout): a retry of a claim whose owner's lease is over
+     * read the record and was told "in progress", {@code 409} for the claim's whole retention, and
+     * the tiered store's front, never failing, answered so alone and never asked the database (the
+     * campaign's key without an answer for a minute). The lease decides: within it the claim is in
+     * progress; after it the retry's refused write is the store's failure (503 alone; the tiered
+     * store's database decides).
+     */
+    @Test
+    void aRetryOnAKeyWhoseWritesAreRefusedIsToldInProgressOnlyWithinTheLease() throws Exception {
+        IdempotencyStore store = createStore();
+        String running = freshKey();
+        String abandoned = freshKey();
+        store.claim(running, "fp", LONG, LONG);
+        store.claim(abandoned, "fp", Duration.ofSeconds(1), LONG);
+        Set<String> lockedKeys = Set.of(running, abandoned);
+        InfinispanRecords locked = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            if (WRITES.contains(method.getName()) && args != null && lockedKeys.contains(args[0])) {
+                throw new TransportException("the key's lock is held (test): " + method.getName(), null);
+            }
+            return send.call();
+        }), Duration.ZERO);
+        elapse(Duration.ofSeconds(1));
+
+        ClaimResult withinTheLease = locked.claim(running, "fp", LONG, LONG);
+        assertThat(withinTheLease).as("its owner's lease runs").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) withinTheLease).record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThatThrownBy(() -> locked.claim(abandoned, "fp", LONG, LONG))
+                .as("its owner's lease is over, the takeover's write refused")
+                .isInstanceOf(IdempotencyStoreException.class);
+    }
+
+    /** The cache's methods that write an entry, their key first. */
+    private static final Set<String> WRITES = Set.of("put", "putIfAbsent", "replace", "replaceWithVersion", "remove",
+            "removeWithVersion");
+
     /** A claim whose record names no lease (damaged, or a later version's) is never taken over: its owner may be running. */
     @Test
     void aClaimWhoseRecordNamesNoLeaseIsNeverTakenOver() {
@@ -289,7 +329,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     /** @return the cache, each operation sent to the server named in {@code sent} */
     private static RemoteCache<String, StoredRecord> recordingOperations(RemoteCache<String, StoredRecord> cache,
             List<String> sent) {
-        return intercepted(cache, (method, send) -> {
+        return intercepted(cache, (method, args, send) -> {
             if (!method.getName().equals("getName")) {
                 sent.add(method.getName());
             }
@@ -300,16 +340,16 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     /** @return the cache, but its next versioned replace is sent twice and answered by the second */
     private static RemoteCache<String, StoredRecord> sendingTheNextVersionedReplaceTwice(RemoteCache<String, StoredRecord> cache) {
         AtomicBoolean armed = new AtomicBoolean(true);
-        return intercepted(cache, (method, send) -> {
+        return intercepted(cache, (method, args, send) -> {
             Object answer = send.call();
             return method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)
                     ? send.call() : answer;
         });
     }
 
-    /** What a test does with one call of the cache's methods: {@code send} makes the call. */
+    /** What a test does with one call of the cache's methods, given its arguments: {@code send} makes the call. */
     interface Interception {
-        Object handle(Method method, Callable<Object> send) throws Exception;
+        Object handle(Method method, Object[] args, Callable<Object> send) throws Exception;
     }
 
     /** @return the cache, each call (also of the caches {@code withFlags} returns) handled by {@code interception} */
@@ -320,7 +360,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
             if (method.getName().equals("withFlags")) {
                 return intercepted((RemoteCache<String, StoredRecord>) invoke(cache, method, args), interception);
             }
-            return interception.handle(method, () -> invoke(cache, method, args));
+            return interception.handle(method, args, () -> invoke(cache, method, args));
         };
         return (RemoteCache<String, StoredRecord>) Proxy.newProxyInstance(RemoteCache.class.getClassLoader(),
                 new Class<?>[] {RemoteCache.class}, handler);
