@@ -27,20 +27,31 @@ final class CacheConfigurationCheck {
     private static final Logger LOG = Logger.getLogger(CacheConfigurationCheck.class.getName());
     private static final Pattern WHEN_SPLIT = Pattern.compile("\"when-split\":\"([A-Z_]+)\"");
     private static final Pattern MERGE_POLICY = Pattern.compile("\"merge-policy\":\"([^\"]+)\"");
+    private static final Pattern MEMORY = Pattern.compile("\"memory\":\\{([^}]*)}");
+    private static final Pattern MAX_COUNT = Pattern.compile("\"max-count\":\"?(-?\\d+)");
+    private static final Pattern MAX_SIZE = Pattern.compile("\"max-size\":\"([^\"]+)\"");
+    private static final Pattern WHEN_FULL = Pattern.compile("\"when-full\":\"([A-Z_]+)\"");
+    /** A cache store under {@code persistence}: an entry evicted from memory is still there. */
+    private static final Pattern PERSISTED = Pattern.compile("\"persistence\":\\{[^}]*\"[a-z-]*store\"");
+    /** A read-only store keeps nothing that memory gives up. */
+    private static final Pattern READ_ONLY = Pattern.compile("\"read-only\":\"?true");
 
     private CacheConfigurationCheck() {
     }
 
     /**
-     * Logs {@code IDEMP0612} when the cache can run a key twice in a split cluster; a
-     * configuration that cannot be read is noted at INFO ({@code IDEMP0613}), never a failure.
+     * Logs {@code IDEMP0612} when the cache can run a key twice in a split cluster, and
+     * {@code IDEMP0616} when it evicts records to make room; a configuration that cannot be read is
+     * noted at INFO ({@code IDEMP0613}), never a failure.
      *
      * @param client the {@code infinispan.client.hotrod.*} properties
      * @param cacheName the cache's name
      */
     static void logRisks(Properties client, String cacheName) {
         try {
-            risk(read(client, cacheName)).ifPresent(risk -> LOG.warning(InfinispanMessages.partitionRisk(cacheName, risk)));
+            String configuration = read(client, cacheName);
+            risk(configuration).ifPresent(risk -> LOG.warning(InfinispanMessages.partitionRisk(cacheName, risk)));
+            evictionRisk(configuration).ifPresent(risk -> LOG.warning(InfinispanMessages.evictionRisk(cacheName, risk)));
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.INFO, InfinispanMessages.configurationUnreadable(cacheName, e));
         } catch (InterruptedException e) {
@@ -76,6 +87,37 @@ final class CacheConfigurationCheck {
                     + " lost records completed during the split, whose keys then ran again");
         }
         return Optional.empty();
+    }
+
+    /**
+     * A bounded cache that removes entries when full ({@code when-full="REMOVE"}, Infinispan's
+     * default for a bound) frees a key whose work is in progress or done, and a retry runs it
+     * again; only without a cache store, which keeps what memory gives up. Warned, not refused:
+     * the check is best effort (it needs the ADMIN permission) and the operator's cache is theirs
+     * (the Redis store refuses an evicting server since it reads its policy on every connection).
+     *
+     * @param configuration the cache's configuration as the REST API answers it (JSON)
+     * @return how it evicts, if it can evict a record for good
+     */
+    static Optional<String> evictionRisk(String configuration) {
+        String compact = configuration.replaceAll("\\s", "");
+        Matcher memory = MEMORY.matcher(compact);
+        if (!memory.find() || PERSISTED.matcher(compact).find() && !READ_ONLY.matcher(compact).find()) {
+            return Optional.empty();
+        }
+        String bounds = memory.group(1);
+        Matcher count = MAX_COUNT.matcher(bounds);
+        Matcher size = MAX_SIZE.matcher(bounds);
+        String bound = count.find() && !count.group(1).startsWith("-") && !count.group(1).matches("0+")
+                ? "max-count " + count.group(1)
+                : size.find() && !size.group(1).isEmpty() && !size.group(1).startsWith("-") ? "max-size " + size.group(1)
+                : null;
+        Matcher full = WHEN_FULL.matcher(bounds);
+        String whenFull = full.find() ? full.group(1) : "REMOVE";
+        if (bound == null || !(whenFull.equals("REMOVE") || whenFull.equals("NONE"))) {
+            return Optional.empty();
+        }
+        return Optional.of(bound + ", when-full " + whenFull);
     }
 
     /** @return the cache's configuration as JSON, from the first server of the client's list */

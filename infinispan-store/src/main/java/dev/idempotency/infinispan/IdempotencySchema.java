@@ -16,7 +16,9 @@ import org.infinispan.protostream.annotations.ProtoSchema;
  * registers it only over an older one (or none) and never downgrades a newer one another node
  * registered. Version 1 is the unversioned schema of the first releases (its first three fields
  * required); version 2 made every field optional; version 3 added a claim's lease to the record
- * ({@code leaseMillis}, with the state {@code CLAIMED}) in place of a lease marker entry.
+ * ({@code leaseMillis}, with the state {@code CLAIMED}) in place of a lease marker entry; version 4
+ * added a record's count of rewrites ({@code rewrites}), so that no write of a record repeats the
+ * bytes of an earlier one (the server replaces by value equality after its version check).
  */
 @ProtoSchema(includeClasses = {StoredRecord.class, StoredHeader.class},
         schemaFileName = "dev.idempotency.proto",
@@ -28,7 +30,7 @@ public interface IdempotencySchema extends GeneratedSchema {
     IdempotencySchema INSTANCE = new IdempotencySchemaImpl();
 
     /** This version of the schema; raise it with every change of the message types. */
-    int VERSION = 3;
+    int VERSION = 4;
 
     /** How the registered text names its version, on its first line. */
     String VERSION_PREFIX = "// dev.idempotency schema version";

@@ -6,8 +6,8 @@ package dev.idempotency.infinispan;
  * docs/message-codes.md lists which module owns which range. Messages never contain raw keys or
  * bodies.
  *
- * <p>Ranges: 0601-0604 the store's settings, 0610-0615 the server: the schema, records of other
- * versions, the cache's partition handling.
+ * <p>Ranges: 0601-0604 the store's settings, 0610-0616 the server: the schema, records of other
+ * versions, the cache's partition handling and eviction.
  */
 final class InfinispanMessages {
 
@@ -47,7 +47,7 @@ final class InfinispanMessages {
                 + " from PT0S to PT1M (default PT0.1S), as far apart as the Infinispan servers' clocks may be";
     }
 
-    // --- 0610-0615: the server ----------------------------------------------------------
+    // --- 0610-0616: the server ----------------------------------------------------------
 
     /** IDEMP0610 (WARNING, once): the server holds a newer schema, left in place (a rolling upgrade). */
     static String newerSchema(int theirs, String name, int ours) {
@@ -98,5 +98,14 @@ final class InfinispanMessages {
                 + " cache, which a cache created at run time does not ensure, so until the coordinator changes a"
                 + " split may let both halves claim one key: define the cache in the servers' configuration (the"
                 + " XML is in docs/stores/infinispan.md)";
+    }
+
+    /** IDEMP0616 (WARNING): the cache evicts entries when full and keeps no copy in a cache store. */
+    static String evictionRisk(String cacheName, String bound) {
+        return "IDEMP0616: the Infinispan cache '" + cacheName + "' is bounded (" + bound + ") and keeps no cache store:"
+                + " when full it evicts entries, and a record evicted frees its key, whose work is in progress or done, so"
+                + " a retry runs it again; define it with <memory ... when-full=\"EXCEPTION\"/> in a transactional cache"
+                + " (<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>; a full cache then refuses new keys, 503,"
+                + " and evicts nothing, as the store's own cache does) or give it a cache store";
     }
 }

@@ -29,7 +29,9 @@ import dev.idempotency.spi.support.OwnerTokens;
  * carries its lease: the lease lasts while the server's clock is before the entry's creation
  * time (stamped at the write that made it that owner's, by each owner of the entry on its own
  * clock) plus the lease. Owner tokens never repeat ({@link OwnerTokens}), so a record of one owner is written by its
- * claim or takeover, and again only by that claim when it confirms a write whose answer it lost.
+ * claim or takeover, and again only by that claim when it confirms a write whose answer it lost,
+ * then with its count of rewrites one up ({@link StoredRecord#rewritten()}): no write of a record
+ * repeats the bytes of an earlier one.
  *
  * <p><b>Claim.</b> One {@code putIfAbsent} of the record (with {@code FORCE_RETURN_VALUE}, so that
  * the loser sees the winner's record): no previous record, or one with the claimer's own token
@@ -49,7 +51,8 @@ import dev.idempotency.spi.support.OwnerTokens;
  * server's clock has passed its creation time plus its lease plus the allowed clock skew
  * ({@code idempotency.infinispan.clock-skew}); a lease once over stays over (the version check
  * keeps the decision valid until the replace; the server checks the version, then replaces by
- * value equality, and every value carries its own owner token). The record's creation time and
+ * value equality, and no two writes of a key write equal bytes: each carries its own owner token,
+ * and an owner's rewrite its count of rewrites). The record's creation time and
  * the probe's may come from two servers' clocks, so the servers keep their clocks in step (NTP):
  * a skew beyond the allowance would end a live lease early by the excess.
  *
@@ -372,12 +375,14 @@ public final class InfinispanRecords {
     }
 
     /**
-     * @return whether the record read was written again, unchanged, with the given lifespan. The
-     *     Hot Rod server checks the version, then replaces by value equality; every value of ours
-     *     carries an owner token of its own, so an equal value is that owner's same record.
+     * @return whether the record read was written again, unchanged but for its count of rewrites,
+     *     with the given lifespan. The Hot Rod server checks the version, then replaces by value
+     *     equality: equal bytes written between another caller's two steps (a takeover of the
+     *     claim being confirmed) would let that caller's replace succeed too, and both would hold
+     *     the claim ({@link StoredRecord#rewritten()}).
      */
     private boolean writtenAgain(String key, MetadataValue<StoredRecord> read, long lifespanMillis) {
-        return cache.replaceWithVersion(key, read.getValue(), read.getVersion(),
+        return cache.replaceWithVersion(key, read.getValue().rewritten(), read.getVersion(),
                 lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS);
     }
 

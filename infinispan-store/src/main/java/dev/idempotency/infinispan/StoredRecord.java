@@ -49,6 +49,7 @@ public final class StoredRecord {
     private final byte[] outcomeBody;
     private final Boolean bodyStored;
     private final Long leaseMillis;
+    private final Integer rewrites;
 
     /** A claim whose lease is in the record (see the class comment). */
     static final String CLAIMED = "CLAIMED";
@@ -64,10 +65,12 @@ public final class StoredRecord {
      * @param outcomeBody the stored body, once completed with a body
      * @param bodyStored whether the body was stored
      * @param leaseMillis a claim's lease, in milliseconds from the entry's creation on the server
+     * @param rewrites how often its owner wrote it again, else unchanged (null: never)
      */
     @ProtoFactory
     public StoredRecord(String state, String fingerprint, String owner, Integer outcomeStatus,
-            List<StoredHeader> outcomeHeaders, byte[] outcomeBody, Boolean bodyStored, Long leaseMillis) {
+            List<StoredHeader> outcomeHeaders, byte[] outcomeBody, Boolean bodyStored, Long leaseMillis,
+            Integer rewrites) {
         this.state = state;
         this.fingerprint = fingerprint;
         this.owner = owner;
@@ -76,26 +79,41 @@ public final class StoredRecord {
         this.outcomeBody = outcomeBody;
         this.bodyStored = bodyStored;
         this.leaseMillis = leaseMillis;
+        this.rewrites = rewrites;
     }
 
     static StoredRecord claimed(String fingerprint, String owner, long leaseMillis) {
-        return new StoredRecord(CLAIMED, fingerprint, owner, null, null, null, null, leaseMillis);
+        return new StoredRecord(CLAIMED, fingerprint, owner, null, null, null, null, leaseMillis, null);
     }
 
     /** @return a marker or probe entry's value: it says nothing, only its metadata counts */
     static StoredRecord marker() {
-        return new StoredRecord(null, null, null, null, null, null, null, null);
+        return new StoredRecord(null, null, null, null, null, null, null, null, null);
     }
 
     StoredRecord executed() {
-        return new StoredRecord(RecordState.EXECUTED.name(), fingerprint, owner, null, null, null, null, null);
+        return new StoredRecord(RecordState.EXECUTED.name(), fingerprint, owner, null, null, null, null, null, null);
     }
 
     StoredRecord completed(StoredOutcome outcome) {
         List<StoredHeader> headers = new ArrayList<>();
         outcome.headers().forEach((name, values) -> values.forEach(value -> headers.add(new StoredHeader(name, value))));
         return new StoredRecord(RecordState.COMPLETED.name(), fingerprint, owner, outcome.status(), headers,
-                outcome.bodyStored() ? outcome.body() : null, outcome.bodyStored(), null);
+                outcome.bodyStored() ? outcome.body() : null, outcome.bodyStored(), null, null);
+    }
+
+    /**
+     * The same record for its owner to write again (to confirm a write whose answer was lost): it
+     * differs from this one in its count of rewrites only. The Hot Rod server's
+     * {@code replaceWithVersion} compares the version, then replaces by value equality; a rewrite
+     * of equal bytes landing between those two steps of another caller's replace (a takeover)
+     * would let both succeed, and both would hold the claim.
+     *
+     * @return this record, its rewrites counted one more
+     */
+    StoredRecord rewritten() {
+        return new StoredRecord(state, fingerprint, owner, outcomeStatus, outcomeHeaders, outcomeBody, bodyStored,
+                leaseMillis, rewrites == null ? 1 : rewrites + 1);
     }
 
     /** @return the state's name */
@@ -144,6 +162,12 @@ public final class StoredRecord {
     @ProtoField(number = 8)
     public Long getLeaseMillis() {
         return leaseMillis;
+    }
+
+    /** @return how often its owner wrote it again, else unchanged ({@link #rewritten()}), or null: never */
+    @ProtoField(number = 9)
+    public Integer getRewrites() {
+        return rewrites;
     }
 
     boolean is(RecordState candidate) {

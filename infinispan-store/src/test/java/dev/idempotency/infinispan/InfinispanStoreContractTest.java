@@ -85,7 +85,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         RemoteCache<String, StoredRecord> cache = cache();
         String key = freshKey();
         StoredRecord previous = new StoredRecord(RecordState.IN_PROGRESS.name(), "fp", "previous-node-owner",
-                null, null, null, null, null);
+                null, null, null, null, null, null);
         cache.put(InfinispanRecords.leaseKey(key, "previous-node-owner"), previous, 2, TimeUnit.SECONDS);
         cache.put(key, previous, 1, TimeUnit.HOURS);
 
@@ -256,6 +256,41 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     }
 
     /**
+     * The Hot Rod server's {@code replaceWithVersion} compares the version, then replaces by value
+     * equality. A claim confirming its own write (its answer lost) writes its record again; had it
+     * written the same bytes, landing between the two steps of a takeover of that claim, both
+     * replaces would succeed and two callers would hold the claim (the review of stop 42 found it).
+     * Every write of a record is bytes no earlier write of it had: a value-equality replace from
+     * the bytes read before the confirmation no longer matches.
+     */
+    @Test
+    void aClaimConfirmingItsOwnWriteWritesBytesNoEarlierWriteHad() throws Exception {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        List<byte[]> firstWrite = new ArrayList<>();
+        String key = freshKey();
+        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            Object answer = send.call();
+            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
+                firstWrite.add(bytes(cache().get(key)));
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return answer;
+        }));
+
+        ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(bytes(cache().get(key))).as("the record as the confirmation left it, against the first write")
+                .isNotEqualTo(firstWrite.get(0));
+        assertThat(cache().get(key).ownedBy(((ClaimResult.Acquired) claim).owner())).isTrue();
+    }
+
+    /** @return the bytes the client sends for the record, which the server compares */
+    private static byte[] bytes(StoredRecord record) throws Exception {
+        return manager.getMarshaller().objectToByteBuffer(record);
+    }
+
+    /**
      * The lease is judged from the record's creation time on one server's clock and the time now
      * on another's: a claim is taken over only the allowed skew after its lease
      * ({@code idempotency.infinispan.clock-skew}).
@@ -317,7 +352,7 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     void aClaimWhoseRecordNamesNoLeaseIsNeverTakenOver() {
         IdempotencyStore store = createStore();
         String key = freshKey();
-        cache().put(key, new StoredRecord(StoredRecord.CLAIMED, "fp", "another-owner", null, null, null, null, null),
+        cache().put(key, new StoredRecord(StoredRecord.CLAIMED, "fp", "another-owner", null, null, null, null, null, null),
                 1, TimeUnit.HOURS);
 
         ClaimResult claim = store.claim(key, "fp", LONG, LONG);

@@ -79,7 +79,8 @@ class SchemaEvolutionTest {
                optional bytes outcomeBody = 6;
                optional bool bodyStored = 7;
                optional int64 leaseMillis = 8;
-               optional int64 parkedUntil = 9;
+               optional int32 rewrites = 9;
+               optional int64 parkedUntil = 10;
             }
             """;
 

@@ -48,7 +48,8 @@ class StoredRecordFuzzTest {
         StoredRecord record = new StoredRecord(data.consumeString(20), data.consumeString(50), data.consumeString(40),
                 data.consumeBoolean() ? data.consumeInt() : null, headers,
                 data.consumeBoolean() ? data.consumeBytes(data.consumeInt(0, 2048)) : null,
-                data.consumeBoolean() ? data.consumeBoolean() : null, data.consumeBoolean() ? data.consumeLong() : null);
+                data.consumeBoolean() ? data.consumeBoolean() : null, data.consumeBoolean() ? data.consumeLong() : null,
+                data.consumeBoolean() ? data.consumeInt() : null);
 
         StoredRecord back = roundTrip(record);
 
@@ -62,6 +63,7 @@ class StoredRecordFuzzTest {
         assertThat(back.getOutcomeBody()).isEqualTo(record.getOutcomeBody());
         assertThat(back.getBodyStored()).isEqualTo(record.getBodyStored());
         assertThat(back.getLeaseMillis()).isEqualTo(record.getLeaseMillis());
+        assertThat(back.getRewrites()).isEqualTo(record.getRewrites());
 
         StoredOutcome outcome = outcome(data);
         IdempotencyRecord stored = roundTrip(StoredRecord.claimed(record.getFingerprint(), record.getOwner(), 1000)
