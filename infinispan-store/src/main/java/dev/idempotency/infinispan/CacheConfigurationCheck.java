@@ -102,7 +102,7 @@ final class CacheConfigurationCheck {
     static Optional<String> evictionRisk(String configuration) {
         String compact = configuration.replaceAll("\\s", "");
         Matcher memory = MEMORY.matcher(compact);
-        if (!memory.find() || PERSISTED.matcher(compact).find() && !READ_ONLY.matcher(compact).find()) {
+        if (!memory.find() || (PERSISTED.matcher(compact).find() && !READ_ONLY.matcher(compact).find())) {
             return Optional.empty();
         }
         String bounds = memory.group(1);

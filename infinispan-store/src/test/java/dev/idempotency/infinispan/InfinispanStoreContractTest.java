@@ -236,15 +236,9 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     @Test
     void aClaimWhoseWriteLandedButWhoseAnswerWasLostIsAcquired() {
         IdempotencyStore store = createStore();
-        AtomicBoolean armed = new AtomicBoolean(true);
         List<String> sent = new ArrayList<>();
-        InfinispanRecords losing = new InfinispanRecords(intercepted(recordingOperations(cache(), sent), (method, args, send) -> {
-            Object answer = send.call();
-            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
-                throw new TransportException("the answer was lost (test)", null);
-            }
-            return answer;
-        }));
+        InfinispanRecords losing = new InfinispanRecords(losingTheNextPutIfAbsentsAnswer(recordingOperations(cache(), sent),
+                () -> null));
         String key = freshKey();
 
         ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
@@ -265,17 +259,10 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
      */
     @Test
     void aClaimConfirmingItsOwnWriteWritesBytesNoEarlierWriteHad() throws Exception {
-        AtomicBoolean armed = new AtomicBoolean(true);
         List<byte[]> firstWrite = new ArrayList<>();
         String key = freshKey();
-        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
-            Object answer = send.call();
-            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
-                firstWrite.add(bytes(cache().get(key)));
-                throw new TransportException("the answer was lost (test)", null);
-            }
-            return answer;
-        }));
+        InfinispanRecords losing = new InfinispanRecords(losingTheNextPutIfAbsentsAnswer(cache(),
+                () -> firstWrite.add(bytes(cache().get(key)))));
 
         ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
 
@@ -369,6 +356,23 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
                 sent.add(method.getName());
             }
             return send.call();
+        });
+    }
+
+    /**
+     * @param landed what runs once the next {@code putIfAbsent} has landed, before its answer is lost
+     * @return the cache, but the answer of its next {@code putIfAbsent} is lost (the client's timeout)
+     */
+    private static RemoteCache<String, StoredRecord> losingTheNextPutIfAbsentsAnswer(RemoteCache<String, StoredRecord> cache,
+            Callable<?> landed) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        return intercepted(cache, (method, args, send) -> {
+            Object answer = send.call();
+            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
+                landed.call();
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return answer;
         });
     }
 
