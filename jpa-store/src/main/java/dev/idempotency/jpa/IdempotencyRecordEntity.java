@@ -141,6 +141,10 @@ public class IdempotencyRecordEntity {
         return fingerprint;
     }
 
+    String owner() {
+        return owner;
+    }
+
     long version() {
         return version;
     }

@@ -259,16 +259,19 @@ public final class JpaRecords {
         String owner = OwnerTokens.next();
         int taken;
         boolean live = !expired(row, now);
+        // The row read is told by its version and its owner: a row deleted (released, purged) and
+        // inserted again starts at the same version, and only its owner token is new.
         if (live) {
             // the same request again after the lease: it takes the claim over, the old owner loses it
             beforeTakeover.run();
             taken = em.createQuery("UPDATE IdempotencyRecordEntity r SET r.owner = :owner, r.leaseEnd = :leaseEnd,"
                     + " r.expiresAt = :expiresAt, r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
-                    + " WHERE r.key = :key AND r.version = :version AND r.state = :inProgress"
+                    + " WHERE r.key = :key AND r.version = :version AND r.owner = :readOwner AND r.state = :inProgress"
                     + " AND r.fingerprint = :fingerprint")
                     .setParameter("owner", owner).setParameter("leaseEnd", notBefore(now.plus(lease)))
                     .setParameter("expiresAt", notBefore(now.plus(kept))).setParameter("now", notAfter(now)).setParameter("key", key)
-                    .setParameter("version", row.version()).setParameter("inProgress", IN_PROGRESS)
+                    .setParameter("version", row.version()).setParameter("readOwner", row.owner())
+                    .setParameter("inProgress", IN_PROGRESS)
                     .setParameter("fingerprint", fingerprint)
                     .executeUpdate();
         } else {
@@ -278,10 +281,11 @@ public final class JpaRecords {
                     + " r.fingerprint = :fingerprint, r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt,"
                     + " r.outcomeStatus = NULL, r.outcomeHeaders = NULL, r.outcomeBody = NULL, r.bodyStored = NULL,"
                     + " r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
-                    + " WHERE r.key = :key AND r.version = :version")
+                    + " WHERE r.key = :key AND r.version = :version AND r.owner = :readOwner")
                     .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
                     .setParameter("leaseEnd", notBefore(now.plus(lease))).setParameter("expiresAt", notBefore(now.plus(kept)))
                     .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("version", row.version())
+                    .setParameter("readOwner", row.owner())
                     .executeUpdate();
         }
         if (taken == 1) {

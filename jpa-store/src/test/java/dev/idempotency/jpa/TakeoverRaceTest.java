@@ -119,6 +119,64 @@ class TakeoverRaceTest {
                 .containsExactly(RecordState.IN_PROGRESS, "fp-loser");
     }
 
+    /**
+     * A retry taking over a claim whose lease ended must take over that claim, not a new one the
+     * key got meanwhile: the abandoned claim's owner released it late (its method failed) and
+     * another retry claimed the key afresh, in a new row whose version starts where the old one's
+     * did. The taker's UPDATE matched the new row by key and version alone, and two callers ran
+     * the key at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void aTakeoverDoesNotSeizeAClaimMadeAfreshInARowReinsertedMeanwhile(String unit) throws Exception {
+        open(unit);
+        ClaimResult.Acquired abandoned = (ClaimResult.Acquired) store.claim("k", "fp", SHORT, RETENTION);
+        Thread.sleep(1_500); // its lease is over: the same request may take it over
+        ClaimResult.Acquired[] fresh = new ClaimResult.Acquired[1];
+        between(() -> {
+            assertThat(store.release("k", abandoned.owner())).isTrue(); // its owner's method failed, late
+            fresh[0] = (ClaimResult.Acquired) store.claim("k", "fp", LEASE, RETENTION);
+            assertThat(fresh[0].takeover()).isFalse();
+        });
+
+        ClaimResult answer = loser.claim("k", "fp", LEASE, RETENTION);
+
+        assertThat(answer).as("the fresh claim is live and its own: the retry is told it is in progress")
+                .isInstanceOf(ClaimResult.Existing.class);
+        assertThat(((ClaimResult.Existing) answer).record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.complete("k", fresh[0].owner(), StoredOutcome.withoutBody(204, Map.of()), RETENTION))
+                .as("the fresh claim's owner still owns the key").isTrue();
+    }
+
+    /**
+     * The same for a row whose retention was over: the request that found it free must not overwrite
+     * a claim made afresh in its place meanwhile, whatever its body.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void anOverwriteOfAnExpiredRowDoesNotSeizeAClaimMadeAfreshInItsPlace(String unit) throws Exception {
+        open(unit);
+        assertThat(store.claim("k", "fp-first", SHORT, SHORT)).isInstanceOf(ClaimResult.Acquired.class);
+        Thread.sleep(1_500); // its retention is over: the key is free for any request
+        ClaimResult.Acquired[] fresh = new ClaimResult.Acquired[1];
+        between(() -> {
+            // another request overwrites the expired row first, its method fails: the row is deleted
+            ClaimResult.Acquired winner = (ClaimResult.Acquired) store.claim("k", "fp-winner", LEASE, RETENTION);
+            assertThat(store.release("k", winner.owner())).isTrue();
+            // and a third claims the free key afresh, in a new row
+            fresh[0] = (ClaimResult.Acquired) store.claim("k", "fp-fresh", LEASE, RETENTION);
+        });
+
+        ClaimResult answer = loser.claim("k", "fp-loser", LEASE, RETENTION);
+
+        assertThat(answer).as("the key is held by the fresh claim: the other body is answered with it")
+                .isInstanceOf(ClaimResult.Existing.class);
+        assertThat(store.find("k")).get().extracting(IdempotencyRecord::state, IdempotencyRecord::fingerprint)
+                .containsExactly(RecordState.IN_PROGRESS, "fp-fresh");
+        assertThat(store.complete("k", fresh[0].owner(), StoredOutcome.withoutBody(204, Map.of()), RETENTION))
+                .as("the fresh claim's owner still owns the key").isTrue();
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
