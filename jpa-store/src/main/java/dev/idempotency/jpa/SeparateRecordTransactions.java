@@ -57,9 +57,11 @@ import dev.idempotency.spi.support.TransactionGuard;
  * connection of the datasource while its caller's transaction holds one, so the datasource's pool
  * should have at least as many connections as the threads that call the store inside a
  * transaction, plus this bound: a smaller pool runs dry under load, and then every caller waits
- * for a connection nobody returns. Past the bound the work is refused at once
+ * for a connection nobody returns. Past the bound a claim is refused at once
  * ({@code IDEMP0511}, an {@link IdempotencyStoreException}: the library answers {@code 503}),
- * never queued. A bad value fails the deployment ({@code IDEMP0510}).
+ * never queued; work after the caller's transaction ended (the completion of work that committed,
+ * a release after a rollback) waits for a free one instead, up to 30 s, since refused it would be
+ * lost. A bad value fails the deployment ({@code IDEMP0510}).
  */
 @ApplicationScoped
 public class SeparateRecordTransactions implements RecordTransactions {
@@ -85,6 +87,10 @@ public class SeparateRecordTransactions implements RecordTransactions {
     /** Positively no caller's transaction: "cannot tell" (no registry on this thread) is not enough. */
     private BooleanSupplier callerKnownAbsent = caller::knownAbsent;
     private ThreadFactory threads;
+    /** Whether the caller's transaction on this thread committed (its {@code afterCompletion}); a field for tests. */
+    volatile BooleanSupplier callerCommitted = caller::committed;
+    /** Whether the caller's transaction on this thread rolled back; a field for tests. */
+    volatile BooleanSupplier callerRolledBack = caller::rolledBack;
 
     /** For CDI. */
     public SeparateRecordTransactions() {
@@ -142,7 +148,7 @@ public class SeparateRecordTransactions implements RecordTransactions {
             return delegate().inNewTransaction(work);
         }
         ExecutorService pool = executor();
-        if (!running.tryAcquire()) {
+        if (!permitFor()) {
             throw new OwnTransactionsExhausted(maxOwnTransactions);
         }
         Slot<T> slot = new Slot<>(running, () -> delegate().inNewTransaction(work));
@@ -176,15 +182,37 @@ public class SeparateRecordTransactions implements RecordTransactions {
         }
     }
 
+    /**
+     * A permit for one transaction of the store's own: at once, or refused. Except for work that comes
+     * after the caller's transaction ended (a completion of committed work, a release after a
+     * rollback, from its {@code afterCompletion}): it waits for one, up to {@value #WAIT_SECONDS} s.
+     * Refused, that work would be lost (a result never stored for work that committed, a key held
+     * until its lease ends), and waiting holds nothing another transaction of the store's needs.
+     */
+    private boolean permitFor() {
+        if (running.tryAcquire()) {
+            return true;
+        }
+        if (!callerCommitted.getAsBoolean() && !callerRolledBack.getAsBoolean()) {
+            return false;
+        }
+        try {
+            return running.tryAcquire(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IdempotencyStoreException("interrupted while waiting for one of the store's own transactions", e);
+        }
+    }
+
     @Override
     public <T> T inCallerTransaction(Function<EntityManager, T> work) {
-        if (caller.committed()) {
+        if (callerCommitted.getAsBoolean()) {
             // A completion from the caller's afterCompletion, the committed transaction still on the
             // thread (Narayana): joining it would run the update outside any live transaction and keep
             // its row lock; the completion gets a transaction of its own.
             return inNewTransaction(work);
         }
-        if (caller.rolledBack()) {
+        if (callerRolledBack.getAsBoolean()) {
             // The caller's work was rolled back (a timeout): what would join it must not commit alone.
             throw new IdempotencyStoreException("the caller's transaction rolled back; nothing is recorded for it");
         }

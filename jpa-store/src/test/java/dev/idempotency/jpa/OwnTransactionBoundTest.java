@@ -3,6 +3,7 @@ package dev.idempotency.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -10,6 +11,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,7 +21,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.RecordState;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * Claims made while the caller's transaction is open run their transactions on threads of the
@@ -83,6 +88,45 @@ class OwnTransactionBoundTest extends PostgreSqlRecords {
             assertThat(acquired).as("the claims within the bound ran to their end: one of them won the key").isEqualTo(1);
             assertThat(store.claim("after", "fp", LEASE)).as("the threads are free again")
                     .isInstanceOf(ClaimResult.Acquired.class);
+        } finally {
+            callers.shutdownNow();
+            own.stop();
+        }
+    }
+
+    /**
+     * A completion made from the caller's {@code afterCompletion} of a transaction that committed
+     * (the committed transaction still on the thread) needs a transaction of the store's own. With
+     * every one of them busy it waits for one instead of being refused: refused, the work's result
+     * would never be stored, and its retries would be told it was lost.
+     */
+    @Test
+    void theCompletionOfCommittedWorkWaitsForAFreeTransactionInsteadOfBeingLost() throws Exception {
+        SeparateRecordTransactions own = new SeparateRecordTransactions(new ResourceLocalTransactions(factory),
+                () -> true, Executors.defaultThreadFactory(), 1);
+        JpaRecords store = new JpaRecords(own);
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try (Connection blocker = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = blocker.createStatement()) {
+            ClaimResult.Acquired paid = (ClaimResult.Acquired) store.claim("paid", "fp", LEASE);
+            blocker.setAutoCommit(false);
+            statement.executeUpdate("INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token, version,"
+                    + " lease_end, expires_at, created_at, updated_at) VALUES ('busy', 'IN_PROGRESS', 'fp', 'blocker', 1,"
+                    + " LOCALTIMESTAMP + INTERVAL '1 hour', LOCALTIMESTAMP + INTERVAL '1 hour', LOCALTIMESTAMP, LOCALTIMESTAMP)");
+            Future<ClaimResult> busy = callers.submit(() -> store.claim("busy", "fp", LEASE));
+            awaitWaitingSessions(1); // the only own transaction waits for the blocker's row
+
+            own.callerCommitted = () -> true; // the paid work's transaction committed: its afterCompletion
+            Future<Boolean> completion = callers.submit(() -> store.complete("paid", paid.owner(),
+                    StoredOutcome.of(201, Map.of(), "receipt 42".getBytes(StandardCharsets.UTF_8)), Duration.ofHours(1)));
+            Thread.sleep(500);
+            blocker.rollback(); // the busy transaction ends, and frees its place
+
+            assertThat(completion.get(10, TimeUnit.SECONDS)).as("completed, not refused").isTrue();
+            assertThat(busy.get(10, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Acquired.class);
+            IdempotencyRecord stored = store.find("paid").orElseThrow();
+            assertThat(stored.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(stored.outcome().body()).isEqualTo("receipt 42".getBytes(StandardCharsets.UTF_8));
         } finally {
             callers.shutdownNow();
             own.stop();
