@@ -169,6 +169,19 @@ public class OwnedClaim {
         return true;
     }
 
+    /**
+     * Closes the claim without storing an outcome or releasing the key: the transaction the work ran
+     * in ended in a way its manager cannot tell (it may have committed). What comes after (an HTTP
+     * answer made of the commit's exception, the end of the request) then stores nothing: the
+     * record stays as the store holds it, so that a retry is told the outcome is lost once a
+     * committed mark's deadline passes, and never replays an answer that may not be the work's.
+     */
+    void leaveUnsettled() {
+        if (state.compareAndSet(State.OPEN, State.RELEASED)) {
+            waits.settled(key);
+        }
+    }
+
     /** @return whether the store joins the caller's transaction (a mark then rolls back with it) */
     boolean storeJoinsCallerTransaction() {
         return store.joinsCallerTransaction();

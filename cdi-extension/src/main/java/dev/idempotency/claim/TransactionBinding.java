@@ -86,9 +86,13 @@ public final class TransactionBinding {
                         onCommit.run();
                     }
                 }
-                // It may have committed: never released, no outcome stored as committed; the end
-                // of the request or call keeps the work's mark (a retry is told the outcome is lost).
-                case UNKNOWN -> LOG.warning(Messages.transactionOutcomeUnknown(claim.policy().endpoint(), claim.keyForLog()));
+                // It may have committed: never released, and no answer made after it (an HTTP
+                // response) is stored as the work's; the store keeps the work's mark (a retry is
+                // told the outcome is lost).
+                case UNKNOWN -> {
+                    LOG.warning(Messages.transactionOutcomeUnknown(claim.policy().endpoint(), claim.keyForLog()));
+                    claim.leaveUnsettled();
+                }
             }
         });
         if (deferred && active && markNow && !claim.markExecuted()) {

@@ -20,6 +20,7 @@ import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.OwnedClaim;
 import dev.idempotency.claim.ReleaseRetries;
@@ -204,6 +205,36 @@ class ClaimInTransactionTest {
         assertThat(outcomes()).doesNotContain(RELEASED, COMPLETED);
         elapse(policy.lease());
         assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT)).as("never a second run")
+                .isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
+    }
+
+    /**
+     * The HTTP path of the same end: the response side stores whatever answer comes after the
+     * method (here the 500 an exception of the commit is mapped to) unless the claim is closed by
+     * then. An answer stored for a transaction whose outcome nobody knows would be replayed as if
+     * it were the work's; the retries must be told the outcome is lost instead.
+     */
+    @Test
+    void anHttpAnswerAfterATransactionWhoseOutcomeIsUnknownIsNeitherStoredNorReplayed() throws Exception {
+        ClaimResult.Acquired acquired = (ClaimResult.Acquired) store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
+        HttpClaim claim = new HttpClaim(store, policy, Orders.class.getMethod("place"), false, KEY, acquired.owner(),
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries);
+        jta.begin();
+
+        assertThat(binding.bind(claim, true, null)).isTrue();
+        jta.commitWithUnknownOutcome();
+        // the response side, as OutcomeRecorder: an open claim's answer is stored
+        if (claim.isOpen()) {
+            claim.complete(StoredOutcome.of(500, Map.of(), "the commit failed".getBytes()));
+        }
+        claim.release(); // the end of the request
+
+        assertThat(store.calls("complete")).as("no answer stands for work that may or may not have committed").isZero();
+        assertThat(store.calls("release")).as("never released: the work may have committed").isZero();
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT)).as("meanwhile")
+                .isEqualTo(IdempotencyOutcome.CONFLICT);
+        elapse(policy.lease());
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT)).as("never a replay, never a second run")
                 .isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
     }
 
