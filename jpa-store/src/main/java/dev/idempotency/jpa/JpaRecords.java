@@ -74,6 +74,8 @@ public final class JpaRecords {
 
     /** A claim that keeps losing races (insert refused, row gone on read, takeover lost) gives up after this many rounds. */
     private static final int CLAIM_ROUNDS = 5;
+    /** The most keys one purge DELETE names. */
+    private static final int DELETE_SLICE = 1_000;
 
     /** Hints of every read: the database's row, never a second-level cache's copy, which is not updated either. */
     private static final Map<String, Object> FROM_DATABASE = Map.of(
@@ -568,14 +570,18 @@ public final class JpaRecords {
                         .setParameter("now", notAfter(now)).setParameter("abandonedBefore", notAfter(abandonedBefore))
                         .setMaxResults(batchSize)
                         .getResultList();
-                if (keys.isEmpty()) {
-                    return 0;
+                int deleted = 0;
+                // The keys are bind values of the DELETE, which databases bound (PostgreSQL's driver at
+                // 65,535 per statement, Oracle at 1,000 in one IN list): a batch is deleted in slices.
+                for (int from = 0; from < keys.size(); from += DELETE_SLICE) {
+                    deleted += em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND (" + DEAD + ")")
+                            .setParameter("keys", keys.subList(from, Math.min(keys.size(), from + DELETE_SLICE)))
+                            .setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
+                            .setParameter("inProgress", IN_PROGRESS).setParameter("now", notAfter(now))
+                            .setParameter("abandonedBefore", notAfter(abandonedBefore))
+                            .executeUpdate();
                 }
-                return em.createQuery("DELETE FROM IdempotencyRecordEntity r WHERE r.key IN :keys AND (" + DEAD + ")")
-                        .setParameter("keys", keys).setParameter("completed", COMPLETED).setParameter("executed", EXECUTED)
-                        .setParameter("inProgress", IN_PROGRESS).setParameter("now", notAfter(now))
-                        .setParameter("abandonedBefore", notAfter(abandonedBefore))
-                        .executeUpdate();
+                return deleted;
             });
         } catch (RuntimeException e) {
             throw new IdempotencyStoreException("purge failed: the database did not answer", e);

@@ -23,6 +23,8 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
     static final String ENABLED = "idempotency.jpa.purge.enabled";
     static final String INTERVAL = "idempotency.jpa.purge.interval";
     static final String BATCH_SIZE = "idempotency.jpa.purge.batch-size";
+    /** The largest {@code batch-size} allowed. */
+    static final int LARGEST_BATCH_SIZE = 100_000;
     static final String ABANDONED_AFTER = "idempotency.jpa.purge.abandoned-after";
 
     /**
@@ -42,7 +44,7 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
         } catch (NumberFormatException e) {
             batchSize = -1;
         }
-        if (batchSize < 1 || batchSize > 100_000) {
+        if (batchSize < 1 || batchSize > LARGEST_BATCH_SIZE) {
             throw new IdempotencyDefinitionException(JpaMessages.invalidPurgeBatchSize(BATCH_SIZE, batch));
         }
         return new PurgeSettings(enabled.equals("true"), duration(config, INTERVAL, "PT5M"), batchSize,

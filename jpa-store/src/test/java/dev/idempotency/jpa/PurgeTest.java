@@ -40,6 +40,33 @@ class PurgeTest extends PostgreSqlRecords {
                 "UPDATE idempotency_record SET expires_at = NULL WHERE record_key = ?1").setParameter(1, key).executeUpdate());
     }
 
+    /**
+     * The largest batch the setting allows, on PostgreSQL: the DELETE names the keys it selected, and
+     * one statement may carry at most 65,535 bind values (the driver's limit), so a batch larger
+     * than that must not be one statement (before, every run failed once the backlog reached the
+     * batch size, and the table grew for good).
+     */
+    @Test
+    void theLargestBatchAllowedPurgesInOneRun() {
+        String prefix = "many-" + System.nanoTime() + "-";
+        int rows = PurgeSettings.LARGEST_BATCH_SIZE;
+        new ResourceLocalTransactions(factory).inNewTransaction(em -> em.createNativeQuery(
+                "INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token, version, lease_end, expires_at,"
+                        + " outcome_status, created_at, updated_at) SELECT ?1 || n, 'COMPLETED', 'fp', 'o' || n, 2,"
+                        + " (now() AT TIME ZONE 'UTC') - INTERVAL '2 days', (now() AT TIME ZONE 'UTC') - INTERVAL '1 day', 201,"
+                        + " (now() AT TIME ZONE 'UTC') - INTERVAL '2 days', (now() AT TIME ZONE 'UTC') - INTERVAL '2 days'"
+                        + " FROM generate_series(1, ?2) AS n")
+                .setParameter(1, prefix).setParameter(2, rows).executeUpdate());
+
+        int deleted = records.purge(rows, Duration.ofHours(1), 1);
+
+        assertThat(deleted).as("every expired row, in one batch").isGreaterThanOrEqualTo(rows);
+        Number left = new ResourceLocalTransactions(factory).inNewTransaction(em -> (Number) em.createNativeQuery(
+                "SELECT count(*) FROM idempotency_record WHERE record_key LIKE ?1").setParameter(1, prefix + "%")
+                .getSingleResult());
+        assertThat(left.intValue()).isZero();
+    }
+
     @Test
     void expiredAndAbandonedRecordsGoLiveOnesStay() throws Exception {
         String prefix = "purge-" + System.nanoTime() + "-";
