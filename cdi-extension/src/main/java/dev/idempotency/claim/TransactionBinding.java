@@ -5,6 +5,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.StoredOutcome;
 import dev.idempotency.spi.support.TransactionGuard;
 
 /**
@@ -100,6 +101,31 @@ public final class TransactionBinding {
             throw claim.takenOver();
         }
         return deferred;
+    }
+
+    /**
+     * Stores an HTTP answer as the claim's outcome: at once, unless it is written while the work's
+     * transaction is still running (an {@code AsyncResponse} resumed inside the method, a transaction
+     * that spans the request) and the store does not join that transaction. Then it is stored only
+     * once the transaction committed; a rollback releases the key (the work never happened, so its
+     * answer must never be replayed), and an end the transaction manager cannot tell leaves the
+     * claim unsettled. Meanwhile retries are told the request is in progress.
+     *
+     * @param claim the request's claim
+     * @param outcome the answer, as retries get it
+     */
+    public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
+        if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
+            switch (end) {
+                case COMMITTED -> claim.complete(outcome);
+                case ROLLED_BACK -> claim.releaseAfterRollback();
+                case UNKNOWN -> claim.leaveUnsettled();
+            }
+        })) {
+            // No transaction is running (the method's ended before its answer was written), or the
+            // store's completion joins it and commits or rolls back with the work.
+            claim.complete(outcome);
+        }
     }
 
     /**

@@ -55,7 +55,7 @@ public class IdempotencyFeature implements DynamicFeature {
                 runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()),
                 runtime.tenants(), runtime.waits(), runtime.releaseRetries());
         context.register(new IdempotencyKeyFilter(services, endpoint), KEY_FILTER_PRIORITY);
-        context.register(new OutcomeRecorder(runtime.settings(), endpoint), Map.of(
+        context.register(new OutcomeRecorder(runtime.settings(), endpoint, runtime.transactionBinding()), Map.of(
                 ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,
                 WriterInterceptor.class, WRITER_INTERCEPTOR_PRIORITY));
     }

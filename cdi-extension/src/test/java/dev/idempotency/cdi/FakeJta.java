@@ -20,9 +20,9 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
  * reached the way the library reaches the real one, through
  * {@code java:comp/TransactionSynchronizationRegistry}.
  */
-final class FakeJta implements TransactionSynchronizationRegistry {
+public final class FakeJta implements TransactionSynchronizationRegistry {
 
-    static final FakeJta INSTANCE = new FakeJta();
+    public static final FakeJta INSTANCE = new FakeJta();
     private static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
 
     private static final class Transaction {
@@ -39,16 +39,16 @@ final class FakeJta implements TransactionSynchronizationRegistry {
     }
 
     /** Makes {@code new InitialContext()} find this registry (before the container starts). */
-    static void install() {
+    public static void install() {
         System.setProperty(Context.INITIAL_CONTEXT_FACTORY, Factory.class.getName());
     }
 
-    static void uninstall() {
+    public static void uninstall() {
         System.clearProperty(Context.INITIAL_CONTEXT_FACTORY);
     }
 
     /** Drops this thread's transaction, if a failed test left one. */
-    void forget() {
+    public void forget() {
         current.remove();
     }
 
@@ -57,7 +57,7 @@ final class FakeJta implements TransactionSynchronizationRegistry {
         UNMANAGED.set(true);
     }
 
-    void begin() {
+    public void begin() {
         if (current.get() != null) {
             throw new IllegalStateException("a transaction is on this thread already");
         }
@@ -69,7 +69,7 @@ final class FakeJta implements TransactionSynchronizationRegistry {
      *
      * @return whether it committed
      */
-    boolean commit() {
+    public boolean commit() {
         Transaction transaction = transaction();
         if (transaction.status == Status.STATUS_MARKED_ROLLBACK) {
             rollback();
@@ -92,7 +92,7 @@ final class FakeJta implements TransactionSynchronizationRegistry {
         return true;
     }
 
-    void rollback() {
+    public void rollback() {
         end(transaction(), Status.STATUS_ROLLEDBACK);
     }
 

@@ -11,6 +11,7 @@ import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 
 import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.StoredOutcome;
@@ -29,15 +30,18 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
     private final ReplayableHeaders replayableHeaders;
     private final int maxStoredBodySize;
     private final boolean knowsWhetherMethodRan;
+    private final TransactionBinding transactions;
 
     /**
      * @param settings the library settings
      * @param endpoint the resource method whose answers this records
+     * @param transactions where an answer written inside a running transaction waits for its end
      */
-    public OutcomeRecorder(LibrarySettings settings, HttpEndpoint endpoint) {
+    public OutcomeRecorder(LibrarySettings settings, HttpEndpoint endpoint, TransactionBinding transactions) {
         this.replayableHeaders = new ReplayableHeaders(settings.storedHeaders());
         this.maxStoredBodySize = settings.maxStoredBodySize();
         this.knowsWhetherMethodRan = endpoint.intercepted();
+        this.transactions = transactions;
     }
 
     @Override
@@ -63,7 +67,7 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         } else if (response.hasEntity()) {
             claim.status(status);
         } else {
-            claim.complete(StoredOutcome.of(status, replayableHeaders.select(response.getHeaders(), null), new byte[0]));
+            transactions.storeWhenCommitted(claim, StoredOutcome.of(status, replayableHeaders.select(response.getHeaders(), null), new byte[0]));
         }
     }
 
@@ -80,7 +84,7 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         CapturingOutputStream capture = new CapturingOutputStream(original, maxStoredBodySize, () -> {
             // Recorded before any byte leaves: a retry must never run a method whose answer was sent.
             LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
-            claim.complete(StoredOutcome.withoutBody(claim.status(),
+            transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
                     replayableHeaders.select(context.getHeaders(), context.getMediaType())));
         });
         context.setOutputStream(capture);
@@ -93,7 +97,7 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
             context.setOutputStream(original);
         }
         if (!capture.overflowed()) {
-            claim.complete(StoredOutcome.of(claim.status(),
+            transactions.storeWhenCommitted(claim, StoredOutcome.of(claim.status(),
                     replayableHeaders.select(context.getHeaders(), context.getMediaType()), capture.heldBytes()));
             capture.release();
         }

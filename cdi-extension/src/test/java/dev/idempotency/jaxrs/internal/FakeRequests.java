@@ -51,8 +51,10 @@ import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.InProgressWaits;
 import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.TenantLookup;
+import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.config.Policies;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.store.InMemoryIdempotencyStore;
 import dev.idempotency.store.RecordingStore;
 import dev.idempotency.store.ReplayCache;
@@ -372,7 +374,7 @@ final class FakeRequests {
          */
         Server(HttpServices services, RequestScope scope, HttpEndpoint endpoint) {
             this.filter = new IdempotencyKeyFilter(services, endpoint);
-            this.recorder = new OutcomeRecorder(services.settings(), endpoint);
+            this.recorder = new OutcomeRecorder(services.settings(), endpoint, new TransactionBinding(new TransactionGuard()));
             this.endpoint = endpoint;
             this.scope = scope;
         }

@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.Response;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.cdi.FakeJta;
 import dev.idempotency.claim.ScopedKey;
 import dev.idempotency.jaxrs.internal.FakeRequests.Answer;
 import dev.idempotency.jaxrs.internal.FakeRequests.Library;
@@ -56,6 +57,57 @@ class OutcomeRecorderTest {
         assertThat(again.text()).isEqualTo("paid");
         assertThat(server.executions()).isEqualTo(2);
         assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED, REPLAYED);
+    }
+
+    /**
+     * An answer written while the method's transaction still runs: an {@code AsyncResponse} resumed
+     * inside a {@code @Transactional} method that then fails (or a transaction spanning the
+     * request). The transaction rolls back after the answer went out: nothing happened, so the
+     * answer must not be replayed, and a retry runs the work.
+     */
+    @Test
+    void anAnswerWrittenInsideATransactionThatThenRollsBackIsNeverReplayed() {
+        FakeJta jta = FakeJta.INSTANCE;
+        FakeJta.install();
+        try {
+            Server server = library.server("create", true, true);
+            jta.begin();
+            Answer first = server.send(payment(), answering(201, "paid"));
+            Answer meanwhile = server.send(payment(), answering(201, "paid twice"));
+            jta.rollback(); // the method threw after resuming: its writes are undone
+            Answer retry = server.send(payment(), answering(201, "paid after the rollback"));
+
+            assertThat(first.status).as("the client got what the method resumed with").isEqualTo(201);
+            assertThat(meanwhile.status).as("not stored while the transaction may still roll back").isEqualTo(409);
+            assertThat(retry.text()).as("the work never happened: it runs").isEqualTo("paid after the rollback");
+            assertThat(retry.header(REPLAYED_HEADER)).isNull();
+            assertThat(server.executions()).isEqualTo(2);
+        } finally {
+            jta.forget();
+            FakeJta.uninstall();
+        }
+    }
+
+    /** The same answer, in a transaction that commits: stored with the commit, and replayed. */
+    @Test
+    void anAnswerWrittenInsideATransactionIsStoredWhenItCommits() {
+        FakeJta jta = FakeJta.INSTANCE;
+        FakeJta.install();
+        try {
+            Server server = library.server("create", true, true);
+            jta.begin();
+            server.send(payment(), answering(201, "paid"));
+            assertThat(library.store.calls("complete")).as("not before the commit").isZero();
+            assertThat(jta.commit()).isTrue();
+            Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+            assertThat(retry.text()).isEqualTo("paid");
+            assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+            assertThat(server.executions()).isEqualTo(1);
+        } finally {
+            jta.forget();
+            FakeJta.uninstall();
+        }
     }
 
     @Test
