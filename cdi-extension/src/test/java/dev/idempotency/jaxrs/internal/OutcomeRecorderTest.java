@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import jakarta.ws.rs.core.Response;
@@ -67,9 +68,7 @@ class OutcomeRecorderTest {
      */
     @Test
     void anAnswerWrittenInsideATransactionThatThenRollsBackIsNeverReplayed() {
-        FakeJta jta = FakeJta.INSTANCE;
-        FakeJta.install();
-        try {
+        withJta(jta -> {
             Server server = library.server("create", true, true);
             jta.begin();
             Answer first = server.send(payment(), answering(201, "paid"));
@@ -82,18 +81,13 @@ class OutcomeRecorderTest {
             assertThat(retry.text()).as("the work never happened: it runs").isEqualTo("paid after the rollback");
             assertThat(retry.header(REPLAYED_HEADER)).isNull();
             assertThat(server.executions()).isEqualTo(2);
-        } finally {
-            jta.forget();
-            FakeJta.uninstall();
-        }
+        });
     }
 
     /** The same answer, in a transaction that commits: stored with the commit, and replayed. */
     @Test
     void anAnswerWrittenInsideATransactionIsStoredWhenItCommits() {
-        FakeJta jta = FakeJta.INSTANCE;
-        FakeJta.install();
-        try {
+        withJta(jta -> {
             Server server = library.server("create", true, true);
             jta.begin();
             server.send(payment(), answering(201, "paid"));
@@ -104,8 +98,16 @@ class OutcomeRecorderTest {
             assertThat(retry.text()).isEqualTo("paid");
             assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
             assertThat(server.executions()).isEqualTo(1);
+        });
+    }
+
+    /** Runs a test with the in-JVM stand-in for the server's transactions reachable, as on a server. */
+    private static void withJta(Consumer<FakeJta> test) {
+        FakeJta.install();
+        try {
+            test.accept(FakeJta.INSTANCE);
         } finally {
-            jta.forget();
+            FakeJta.INSTANCE.forget();
             FakeJta.uninstall();
         }
     }
