@@ -234,6 +234,12 @@ public final class Messages {
                 + " bytes; it was sent but not stored, and retries with its key get problem type response-not-stored";
     }
 
+    public static String responseNotWritten(String endpoint, int status, Throwable failure) {
+        return "IDEMP0325: " + endpoint + ": the method returned a " + status + " whose body could not be written ("
+                + failure + "); the client got the server's error, and retries with its key get problem type"
+                + " response-not-stored: the method is not run again";
+    }
+
     public static String claimReleasedAtRequestEnd(String endpoint, String keyHash) {
         return "IDEMP0302: " + endpoint + ": request for key hash " + keyHash
                 + " ended without a response the library could record (unmapped exception?); the claim was released";

@@ -269,7 +269,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         if (!outcome.bodyStored()) {
             Response.ResponseBuilder problem = ProblemResponses.builder(IdempotencyProblem.RESPONSE_NOT_STORED,
                     "The request with this " + keys.name() + " succeeded with status " + outcome.status()
-                            + ", but its response was too large to store. It will not be executed again.");
+                            + ", but its response was not stored (too large, or it could not be written). It will not be executed again.");
             copyHeaders(outcome, problem, true);
             return problem.header(settings.replayedHeader(), "true").build();
         }

@@ -21,7 +21,9 @@ import dev.idempotency.spi.StoredOutcome;
  * was marked executed in its committed transaction: then it is stored), and so does an answer
  * given before the resource method ran (when the interceptor can tell); any other
  * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
- * exact body bytes back until the outcome is stored, then sends them.
+ * exact body bytes back until the outcome is stored, then sends them. An answer whose body the
+ * writer could not write (its entity failed to serialise) is stored without its body: the
+ * method's work is done, and retries are told so ({@code 410}) instead of running it again.
  */
 public final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
 
@@ -91,7 +93,18 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
-            claim.release(); // a no-op once an overflowing body was recorded
+            // The method returned this answer, and its writer failed before a byte left (nothing to do
+            // once an overflowing body was recorded): the work is done, so a retry must not run it
+            // again (and fail the same way, each time). Work marked executed in the transaction that
+            // committed it keeps its mark (retries are told the response was lost, as after a crash);
+            // any other is recorded as an answer whose body was not stored.
+            if (claim.isOpen() && !claim.executed()) {
+                LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
+                transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
+                        replayableHeaders.select(context.getHeaders(), context.getMediaType())));
+            } else {
+                claim.release();
+            }
             throw e;
         } finally {
             context.setOutputStream(original);

@@ -38,6 +38,7 @@ class AtomicCompletionIT extends OnSampleApp {
     static final String PAYMENTS_ENDPOINT = "dev.idempotency.sample.PaymentResource#create(dev.idempotency.sample.PaymentRequest)";
     static final String RECEIPT = "api/atomicity/receipt";
     static final String RECEIPT_ENDPOINT = AtomicityResource.class.getName() + "#receipt(dev.idempotency.sample.PaymentRequest)";
+    static final String RECEIPT_WITHOUT_TRANSACTION = "api/atomicity/receipt-without-transaction";
     static final String SLOW_FIRST = "api/atomicity/slow-first";
     static final String FIXED_ID = "api/atomicity/fixed-id";
     static final String FIXED_ID_ENDPOINT = AtomicityResource.class.getName() + "#fixedId(dev.idempotency.sample.PaymentRequest)";
@@ -106,6 +107,23 @@ class AtomicCompletionIT extends OnSampleApp {
         }
         assertProblem(answer, 410, "response-lost");
         assertThat(paymentRows(orderId(body))).as("never paid twice").isEqualTo(1);
+    }
+
+    @Test
+    void anAnswerThatCannotBeWrittenAfterWorkWithoutATransactionNeverLetsARetryRunItAgain() {
+        String key = newKey();
+        String body = order("");
+        long before = executions();
+
+        try {
+            http.postJson(RECEIPT_WITHOUT_TRANSACTION, key, body);
+        } catch (IllegalStateException brokenConnection) {
+            // the response may be a 500 or no response at all: either way it is lost
+        }
+        HttpResponse<byte[]> retry = http.postJson(RECEIPT_WITHOUT_TRANSACTION, key, body);
+
+        assertProblem(retry, 410, "response-not-stored");
+        assertThat(executions() - before).as("the work ran once").isEqualTo(1);
     }
 
     /** Sends a slow first request and returns once it runs and its lease ran out (it is still running). */

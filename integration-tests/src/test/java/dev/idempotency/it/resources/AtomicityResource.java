@@ -51,6 +51,20 @@ public class AtomicityResource {
     }
 
     /**
+     * Work without a transaction whose answer cannot be written (its writer fails): the work was
+     * done, so it must never run again, though no transaction marked it executed.
+     */
+    @POST
+    @Path("receipt-without-transaction")
+    @Idempotent
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(RECEIPT)
+    public Receipt receiptWithoutTransaction(PaymentRequest request) {
+        ledger.countExecution();
+        return new Receipt();
+    }
+
+    /**
      * A payment whose first attempt inserts its row and then takes {@code delayMs}, longer than
      * its lease, so that a retry takes the key over; later attempts are quick.
      */
