@@ -23,6 +23,7 @@ import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.claim.RetryOutcomes;
 import dev.idempotency.claim.ScopeRequests;
 import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.claim.StageEnds;
 import dev.idempotency.claim.StageInTransaction;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
@@ -219,7 +220,7 @@ public class MethodInvocations {
         }
         // The caller gets a stage that completes only after the outcome is stored or released
         // (or, in a transaction still open, left to its end).
-        return stage.whenComplete(ending::stageEnded);
+        return StageEnds.after(stage, ending::stageEnded);
     }
 
     /** @return the stage as a future when it is complete already, else {@code null} */

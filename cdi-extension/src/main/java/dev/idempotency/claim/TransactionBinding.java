@@ -193,7 +193,7 @@ public final class TransactionBinding {
      *     original stage run in no set order, and a retry must not see the key held
      */
     public static CompletionStage<?> releasedOnFailure(OwnedClaim claim, CompletionStage<?> stage) {
-        return stage.whenComplete((value, failure) -> {
+        return StageEnds.after(stage, (value, failure) -> {
             if (failure != null) {
                 claim.release();
             }

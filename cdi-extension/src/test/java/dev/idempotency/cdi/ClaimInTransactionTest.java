@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -236,6 +238,23 @@ class ClaimInTransactionTest {
         elapse(policy.lease());
         assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT)).as("never a replay, never a second run")
                 .isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
+    }
+
+    /**
+     * An HTTP resource method's failed stage: the key is released before the stage the container
+     * gets ends, and that stage fails with the method's own exception, unwrapped, so that the
+     * application's exception mapper for its type answers as it would without the annotation.
+     */
+    @Test
+    void anHttpMethodsFailedStageReleasesTheKeyAndReachesTheContainerUnwrapped() throws Exception {
+        OwnedClaim claim = claim();
+        IllegalStateException missing = new IllegalStateException("no such order");
+
+        Throwable seen = TransactionBinding.releasedOnFailure(claim, CompletableFuture.failedFuture(missing))
+                .handle((value, failure) -> failure).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        assertThat(seen).isSameAs(missing);
+        assertThat(retry()).as("released first").isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test

@@ -103,6 +103,12 @@ class MethodInvocationsTest {
         }
 
         @Idempotent
+        public CompletionStage<Receipt> declined(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            return CompletableFuture.failedFuture(new IllegalArgumentException("card declined"));
+        }
+
+        @Idempotent
         public String transfer(@IdempotencyKey("orderNo") OrderMessage from, @IdempotencyKey String requestId) {
             return "moved " + executions.incrementAndGet();
         }
@@ -272,6 +278,21 @@ class MethodInvocationsTest {
         assertThatThrownBy(() -> consumer.async("a-2", true).toCompletableFuture().get(10, TimeUnit.SECONDS))
                 .as("released, so it ran again").isInstanceOf(ExecutionException.class);
         assertThat(consumer.executions()).isEqualTo(3);
+    }
+
+    /**
+     * The stage the caller gets fails with the method's own failure, not a {@code CompletionException}
+     * wrapping it: an {@code exceptionally} callback (or a JAX-RS mapper of the exception's type)
+     * sees what it would see without the annotation.
+     */
+    @Test
+    void aFailedStageReachesTheCallerWithTheMethodsOwnFailure() throws Exception {
+        Throwable seen = consumer.declined("f-1").handle((receipt, failure) -> failure).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+
+        assertThat(seen).isInstanceOf(IllegalArgumentException.class).hasMessage("card declined");
+        consumer.declined("f-1");
+        assertThat(consumer.executions()).as("released, so it ran again").isEqualTo(2);
     }
 
     @Test

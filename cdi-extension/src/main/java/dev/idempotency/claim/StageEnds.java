@@ -1,0 +1,40 @@
+package dev.idempotency.claim;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
+
+/**
+ * What the caller of an idempotent method that returned a stage gets back: a stage that ends
+ * only after the claim was settled (so that a retry never finds the key still held), with exactly
+ * the value or the failure of the method's own stage. {@link CompletionStage#whenComplete} would
+ * hand dependants a method's {@code failedFuture(e)} as a {@code CompletionException} wrapping
+ * {@code e}, which changes what an {@code exceptionally} callback or a JAX-RS exception mapper sees.
+ */
+public final class StageEnds {
+
+    private StageEnds() {
+    }
+
+    /**
+     * @param <T> the stage's value type
+     * @param stage the method's stage
+     * @param settle what ends the claim, with the stage's value or failure
+     * @return a stage completed as {@code stage} was, after {@code settle} ran (even if it threw)
+     */
+    public static <T> CompletableFuture<T> after(CompletionStage<T> stage, BiConsumer<? super T, ? super Throwable> settle) {
+        CompletableFuture<T> settled = new CompletableFuture<>();
+        stage.whenComplete((value, failure) -> {
+            try {
+                settle.accept(value, failure);
+            } finally {
+                if (failure != null) {
+                    settled.completeExceptionally(failure);
+                } else {
+                    settled.complete(value);
+                }
+            }
+        });
+        return settled;
+    }
+}
