@@ -147,6 +147,10 @@ public class IdempotencyExtension implements Extension {
         }
         BeanMethod beanMethod = new BeanMethod(beanClass, method);
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
+            String streamed = ResourceMethods.streamedAnswer(method);
+            if (streamed != null) {
+                throw new IdempotencyDefinitionException(Messages.streamedAnswer(where, streamed));
+            }
             policies.putIfAbsent(beanMethod, resolve(beanClass, method, true));
             resourceMethods.add(beanMethod);
             interceptedClasses.add(beanClass);

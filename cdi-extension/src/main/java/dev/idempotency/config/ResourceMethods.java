@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.sse.SseEventSink;
 
 /**
  * Tells JAX-RS resource methods from other methods, following the JAX-RS rule that a method's
@@ -31,6 +32,27 @@ public final class ResourceMethods {
      */
     public static boolean isResourceMethod(Class<?> type, Method method) {
         return declaringResourceMethod(type, method) != null;
+    }
+
+    /**
+     * @param method a resource method
+     * @return what makes it answer as a stream of parts sent after its response was recorded (an
+     *     {@code SseEventSink} parameter, a Jersey {@code ChunkedOutput}), which a replay could not
+     *     repeat; or {@code null} when its answer is written once
+     */
+    public static String streamedAnswer(Method method) {
+        for (Class<?> parameter : method.getParameterTypes()) {
+            if (SseEventSink.class.isAssignableFrom(parameter)) {
+                return "an SseEventSink parameter (server-sent events)";
+            }
+        }
+        // By name: Jersey is only one JAX-RS implementation, and not on every server's class path.
+        for (Class<?> type = method.getReturnType(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals("org.glassfish.jersey.server.ChunkedOutput")) {
+                return "a Jersey ChunkedOutput return type";
+            }
+        }
+        return null;
     }
 
     /**

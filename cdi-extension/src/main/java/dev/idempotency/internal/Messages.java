@@ -205,6 +205,13 @@ public final class Messages {
                 + allowed + " (case-insensitive)";
     }
 
+    public static String streamedAnswer(String where, String stream) {
+        return "IDEMP0149: " + where + ": an @Idempotent resource method answers with " + stream + ", whose parts are"
+                + " sent after its response was recorded, so a retry would get an empty replay; allowed: an answer"
+                + " written once (an entity, a Response, a StreamingOutput, an AsyncResponse or a CompletionStage),"
+                + " or no @Idempotent on this method";
+    }
+
     public static String maxWaitLongerThanLease(String where, String maxWaitKey, String maxWait, String leaseKey,
             String lease) {
         return "IDEMP0148: " + where + ": " + maxWaitKey + "='" + maxWait + "' is longer than " + leaseKey + "='" + lease

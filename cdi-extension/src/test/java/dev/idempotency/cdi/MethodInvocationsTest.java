@@ -143,6 +143,15 @@ class MethodInvocationsTest {
     }
 
     @ApplicationScoped
+    @jakarta.ws.rs.Path("events")
+    public static class EventStream {
+        @jakarta.ws.rs.POST
+        @Idempotent
+        public void publish(@jakarta.ws.rs.core.Context jakarta.ws.rs.sse.SseEventSink sink) {
+        }
+    }
+
+    @ApplicationScoped
     public static class KeyWithoutIdempotent {
         public void handle(@IdempotencyKey String id) {
         }
@@ -323,6 +332,9 @@ class MethodInvocationsTest {
                 .hasStackTraceContaining("IDEMP0112: bean " + StreamingConsumer.class.getName() + ", method stream");
         assertThatThrownBy(() -> weld(KeyWithoutIdempotent.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0111: bean " + KeyWithoutIdempotent.class.getName() + ", method handle");
+        assertThatThrownBy(() -> weld(EventStream.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0149: bean " + EventStream.class.getName() + ", method publish")
+                .hasStackTraceContaining("SseEventSink");
         assertThatThrownBy(() -> weld(AsyncEjb.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0113: bean " + AsyncEjb.class.getName() + ", method handle");
     }
