@@ -149,10 +149,13 @@ public final class JpaRecords {
         insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
         boolean rowMet = false;
+        // The owner token of an insert that failed: it may have committed with its answer lost.
+        String mine = null;
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             LocalDateTime now = clock.now();
             String owner = OwnerTokens.next();
+            mine = owner;
             try {
                 if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
                     return new ClaimResult.Acquired(owner, false);
@@ -169,10 +172,12 @@ public final class JpaRecords {
                 lastFailure = new IdempotencyStoreException("the claim's insert, or its read of the row it met, failed", e);
             }
         }
+        String ownInsert = rowMet ? null : mine;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             if (round > 0 || !rowMet) {
                 try {
-                    ClaimResult result = transactions.inNewTransaction(em -> insert(em, key, fingerprint, lease, kept));
+                    ClaimResult result = transactions.inNewTransaction(
+                        em -> insert(em, key, fingerprint, lease, kept, ownInsert));
                     if (result != null && result != TAKEOVER_LOST) {
                         return result;
                     }
@@ -189,7 +194,7 @@ public final class JpaRecords {
             }
             ClaimResult existing;
             try {
-                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept));
+                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept, ownInsert));
             } catch (OwnTransactionsExhausted busy) {
                 throw busy;
             } catch (RuntimeException e) {
@@ -217,8 +222,12 @@ public final class JpaRecords {
         return offered.filter(dataSource -> sameDatabase.of(dataSource, transactions));
     }
 
-    /** @return the claim's result, or null when the key's row vanished between the insert and the read */
-    private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease, Duration kept) {
+    /**
+     * @param mine the owner token of this claim's insert that failed, which may have committed; or null
+     * @return the claim's result, or null when the key's row vanished between the insert and the read
+     */
+    private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease, Duration kept,
+            String mine) {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
@@ -227,11 +236,11 @@ public final class JpaRecords {
                     notBefore(now.plus(kept)))) {
                 return new ClaimResult.Acquired(owner, false);
             }
-            return existingOrTakeover(em, key, fingerprint, lease, kept);
+            return existingOrTakeover(em, key, fingerprint, lease, kept, mine);
         }
         // A row usually exists for a retry: read it first, so that only a true race meets the
         // unique constraint (and the provider's log of the violation).
-        ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease, kept);
+        ClaimResult existing = existingOrTakeover(em, key, fingerprint, lease, kept, mine);
         if (existing != null) {
             return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
@@ -244,16 +253,22 @@ public final class JpaRecords {
     }
 
     /**
+     * @param mine the owner token of this claim's insert that failed, which may have committed (its
+     *     row, in progress, is then the caller's claim); or null
      * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
      *     row overwritten once its retention ended, by any request; {@link #TAKEOVER_LOST} when
      *     another claim changed the row between its read and the takeover; or null when there is no row
      */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
-            Duration kept) {
+            Duration kept, String mine) {
         LocalDateTime now = clock.now();
         IdempotencyRecordEntity row = read(em, key);
         if (row == null) {
             return null;
+        }
+        if (row.owner().equals(mine) && IN_PROGRESS.equals(row.state())) {
+            // this claim's own insert, committed with its answer lost: the claim is the caller's
+            return new ClaimResult.Acquired(mine, false);
         }
         if (answeredAsItIs(row, fingerprint, now)) {
             return new ClaimResult.Existing(toRecord(row, now));
@@ -340,24 +355,37 @@ public final class JpaRecords {
                 return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, now, now.plus(retention));
             } catch (SQLException | RuntimeException e) {
                 // Tried again in a transaction of the store's own: if this statement did commit,
-                // the row is COMPLETED and the second matches nothing (false: not completed by this
-                // call), and retries replay the stored outcome either way.
+                // the row is COMPLETED by this owner and the second matches nothing, which is then
+                // this call's completion.
+                return inCallerTransaction("complete", em -> completeInTransaction(em, key, owner, outcome, retention)
+                        || completedBy(em, key, owner));
             }
         }
-        return inCallerTransaction("complete", em -> {
-            LocalDateTime now = clock.now();
-            return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
-                    + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
-                    + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
-                    + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
-                    + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                    .setParameter("completed", COMPLETED).setParameter("expiresAt", notBefore(now.plus(retention)))
-                    .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
-                    .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
-                    .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("owner", owner)
-                    .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
-                    .executeUpdate() == 1;
-        });
+        return inCallerTransaction("complete", em -> completeInTransaction(em, key, owner, outcome, retention));
+    }
+
+    private boolean completeInTransaction(EntityManager em, String key, String owner, StoredOutcome outcome,
+            Duration retention) {
+        LocalDateTime now = clock.now();
+        return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
+                + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
+                + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
+                + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
+                + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
+                .setParameter("completed", COMPLETED).setParameter("expiresAt", notBefore(now.plus(retention)))
+                .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
+                .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
+                .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("owner", owner)
+                .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
+                .executeUpdate() == 1;
+    }
+
+    /** @return whether the key's record is completed and was this owner's */
+    private static boolean completedBy(EntityManager em, String key, String owner) {
+        return em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
+                + " AND r.state = :completed", Long.class)
+                .setParameter("key", key).setParameter("owner", owner).setParameter("completed", COMPLETED)
+                .getSingleResult() > 0;
     }
 
     /**

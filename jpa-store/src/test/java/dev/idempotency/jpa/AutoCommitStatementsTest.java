@@ -2,6 +2,8 @@ package dev.idempotency.jpa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,6 +22,8 @@ import javax.sql.DataSource;
 import jakarta.persistence.EntityManager;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.jpa.testing.PlainDataSource;
 import dev.idempotency.jpa.testing.PooledDataSource;
@@ -83,13 +87,43 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
             this("test", false);
         }
 
+        /** While set, every update runs (and commits) and then throws, as a reply lost on its way back. */
+        volatile boolean answersLost;
+
         @Override
         public Connection getConnection() throws SQLException {
             connections.incrementAndGet();
             if (broken) {
                 throw new SQLException("the database did not answer (a test's)");
             }
-            return database.getConnection();
+            Connection connection = database.getConnection();
+            return answersLost ? losingUpdateAnswers(connection) : connection;
+        }
+
+        private static Connection losingUpdateAnswers(Connection connection) {
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        Object result = invoke(connection, method, args);
+                        if (!(result instanceof PreparedStatement statement)) {
+                            return result;
+                        }
+                        return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                                new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                                    Object answer = invoke(statement, m, a);
+                                    if (m.getName().equals("executeUpdate")) {
+                                        throw new SQLException("the connection broke after the statement ran (a test's)");
+                                    }
+                                    return answer;
+                                });
+                    });
+        }
+
+        private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
         }
     }
 
@@ -274,21 +308,46 @@ class AutoCommitStatementsTest extends PostgreSqlRecords {
     }
 
     @Test
-    void aFailedCompletionIsMadeInATransactionOfTheStoresOwn() {
+    void anInsertThatCommittedWhoseAnswerWasLostIsStillTheCallersClaim() {
         Fixture fixture = new Fixture(new CountedDataSource());
-        String key = key("completion-broken");
+        fixture.claimed(key("warm-up"));
+        fixture.dataSource.answersLost = true;
+        String key = key("insert-answer-lost");
+
+        ClaimResult claim = fixture.store.claim(key, "fp-1", LEASE, RETENTION);
+
+        assertThat(claim).as("its own row, not somebody else's claim in progress (409)")
+                .isInstanceOf(ClaimResult.Acquired.class);
+        fixture.dataSource.answersLost = false;
+        assertThat(fixture.store.complete(key, ((ClaimResult.Acquired) claim).owner(),
+                StoredOutcome.of(201, Map.of(), new byte[] {1}), RETENTION)).as("and it owns it").isTrue();
+    }
+
+    /**
+     * A completion whose statement failed is made again in a transaction of the store's own: where
+     * nothing reached the database, and where the statement committed with its answer lost (the
+     * row is then completed by this owner already, and this call's completion is reported as such).
+     */
+    @ParameterizedTest(name = "answer lost: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCompletionWhoseStatementFailedIsMadeInATransactionOfTheStoresOwn(boolean committedWithAnswerLost) {
+        Fixture fixture = new Fixture(new CountedDataSource());
+        String key = key("completion-" + committedWithAnswerLost);
         String owner = fixture.claimed(key);
-        fixture.dataSource.broken = true;
+        fixture.dataSource.broken = !committedWithAnswerLost;
+        fixture.dataSource.answersLost = committedWithAnswerLost;
         fixture.counting();
 
         boolean completed = fixture.store.complete(key, owner, StoredOutcome.of(200, Map.of(), new byte[] {7}), RETENTION);
 
-        assertThat(completed).isTrue();
+        assertThat(completed).as("this call completed the record: true, as the SPI says").isTrue();
         assertThat(fixture.counted.transactions).hasValue(1);
         assertThat(fixture.store.find(key)).hasValueSatisfying(record -> {
             assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
             assertThat(record.outcome().body()).containsExactly(7);
         });
+        assertThat(fixture.store.complete(key, "another owner", StoredOutcome.of(200, Map.of(), new byte[] {8}),
+                RETENTION)).as("another owner completes nothing").isFalse();
     }
 
     @Test
