@@ -83,6 +83,13 @@ public final class Messages {
                 + " one or more parameters";
     }
 
+    public static String unusableKeyType(String where, String part, String type, String why) {
+        return "IDEMP0150: " + where + ": @IdempotencyKey on " + part + " is of type " + type + ", " + why
+                + ", so every call would get a key of its own; allowed: a String, a number, a boolean, a UUID, an enum,"
+                + " an Optional of one, or a class or record that declares toString(); or a property path to one"
+                + " (@IdempotencyKey(\"id\"))";
+    }
+
     public static String unknownKeyProperty(String where, int index, String path, String step, String type) {
         return "IDEMP0110: " + where + ": @IdempotencyKey(\"" + path + "\") on parameter " + index + ": '" + step
                 + "' is not a property of " + type + "; allowed: a getter (getX/isX), a record component or a public field,"
@@ -254,7 +261,7 @@ public final class Messages {
 
     public static String invalidKeyPart(String where, String part, String problem) {
         return "IDEMP0303: " + where + ": the idempotency key from " + part + " " + problem
-                + "; keys are 1 to idempotency.max-key-length characters of printable US-ASCII";
+                + "; keys are 1 to idempotency.max-key-length characters of printable US-ASCII, not only spaces";
     }
 
     public static String keyUnreadable(String where, String part) {

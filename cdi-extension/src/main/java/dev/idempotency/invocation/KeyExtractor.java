@@ -11,6 +11,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 import dev.idempotency.IdempotencyKey;
@@ -74,9 +75,39 @@ public final class KeyExtractor {
             }
             String path = marker.value().trim();
             String label = "parameter " + i + (path.isEmpty() ? "" : " path '" + path + "'");
-            parts.add(new Part(i, label, path.isEmpty() ? List.of() : steps(where, i, parameters[i].getType(), path)));
+            List<MethodHandle> steps = path.isEmpty() ? List.of() : steps(where, i, parameters[i].getType(), path);
+            Class<?> type = steps.isEmpty() ? parameters[i].getType() : steps.get(steps.size() - 1).type().returnType();
+            String unusable = unusableKeyType(type);
+            if (unusable != null) {
+                throw new IdempotencyDefinitionException(Messages.unusableKeyType(where, label, type.getTypeName(), unusable));
+            }
+            parts.add(new Part(i, label, steps));
         }
         return new KeyExtractor(where, List.copyOf(parts), maxLength);
+    }
+
+    /**
+     * @param type the declared type of a key part
+     * @return why its values cannot name a call (their text is their identity: every call, every
+     *     redelivery of one message, would get a key of its own), or {@code null} when they can; a
+     *     type that cannot be told at deployment ({@code Object}, an interface) is checked per call
+     *     for arrays
+     */
+    private static String unusableKeyType(Class<?> type) {
+        if (type.isArray()) {
+            return "an array, whose text is its identity";
+        }
+        if (type == Object.class || type.isInterface() || type.isPrimitive() || Modifier.isAbstract(type.getModifiers())) {
+            return null;
+        }
+        try {
+            if (type.getMethod("toString").getDeclaringClass() == Object.class) {
+                return "a class that does not declare toString(), whose text is its identity";
+            }
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("every class has toString()", e);
+        }
+        return null;
     }
 
     /**
@@ -120,12 +151,22 @@ public final class KeyExtractor {
         } catch (Throwable e) {
             throw new InvalidIdempotencyKeyException(Messages.keyUnreadable(where, part.label()) + ": " + e);
         }
+        if (value instanceof Optional<?> optional) {
+            value = optional.orElse(null); // an empty one is no key, not the text "Optional.empty"
+        }
         if (value == null) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is null"));
+        }
+        if (value.getClass().isArray()) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
+                    "is an array, whose text is its identity"));
         }
         String text = value.toString();
         if (text.isEmpty()) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is empty"));
+        }
+        if (text.isBlank()) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is blank"));
         }
         if (text.length() > maxLength) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),

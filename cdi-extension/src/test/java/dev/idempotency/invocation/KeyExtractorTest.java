@@ -66,6 +66,18 @@ class KeyExtractorTest {
 
         public void message(@IdempotencyKey("JMSMessageID") Message message, @IdempotencyKey("orderId") Message same) {
         }
+
+        public void bytes(@IdempotencyKey byte[] correlation) {
+        }
+
+        public void withoutText(@IdempotencyKey Order order) {
+        }
+
+        public void optional(@IdempotencyKey java.util.Optional<String> key) {
+        }
+
+        public void anything(@IdempotencyKey Object key) {
+        }
     }
 
     private static KeyExtractor extractor(String name) {
@@ -119,6 +131,31 @@ class KeyExtractorTest {
                 .hasMessageContaining("parameter 0 path 'orderNo' is null");
         assertThatThrownBy(() -> extractor("nested").extract(new Object[] {new Order("o", null, false), order}))
                 .as("a null along the path").hasMessageContaining("path 'customer.id' is null");
+    }
+
+    /**
+     * A key part whose text is its identity (an array, an object without its own toString()) would
+     * give every call, and every redelivery of one message, a key of its own: refused at deployment.
+     */
+    @Test
+    void aKeyTypeWhoseTextIsItsIdentityFailsTheDeployment() {
+        assertThatThrownBy(() -> extractor("bytes")).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageStartingWith("IDEMP0150: bean " + Consumers.class.getName() + ", method bytes: "
+                        + "@IdempotencyKey on parameter 0 is of type byte[], an array");
+        assertThatThrownBy(() -> extractor("withoutText")).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0150").hasMessageContaining("does not declare toString()");
+    }
+
+    @Test
+    void blankEmptyOptionalAndArrayValuesAreNoKey() {
+        assertThatThrownBy(() -> extractor("plain").extract(new Object[] {"   ", "x"}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is blank");
+        KeyExtractor optional = extractor("optional");
+        assertThat(optional.extract(new Object[] {java.util.Optional.of("k-1")})).isEqualTo("k-1");
+        assertThatThrownBy(() -> optional.extract(new Object[] {java.util.Optional.empty()}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is null");
+        assertThatThrownBy(() -> extractor("anything").extract(new Object[] {new byte[] {1, 2}}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is an array");
     }
 
     @Test

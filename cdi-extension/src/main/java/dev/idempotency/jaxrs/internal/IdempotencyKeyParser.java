@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Reads an {@code Idempotency-Key} header: an RFC 8941 sf-string ({@code "abc"}) or a bare key.
- * Keys are 1 to {@code maxLength} characters of printable US-ASCII. A bare key cannot hold a
+ * Keys are 1 to {@code maxLength} characters of printable US-ASCII, not only spaces. A bare key cannot hold a
  * space, a double quote, a backslash or a comma: a comma is how proxies join repeated headers,
  * so a joined value must not pass for one key. Error texts never echo the key.
  */
@@ -115,6 +115,10 @@ public final class IdempotencyKeyParser {
     private Result checked(String key) {
         if (key.isEmpty()) {
             return Result.refused("the " + header + " is empty");
+        }
+        if (key.isBlank()) {
+            // spaces only: what a client sends for a value it does not have, never a request's own key
+            return Result.refused("the " + header + " is blank");
         }
         if (key.length() > maxLength) {
             return Result.refused("the " + header + " has " + key.length() + " characters; at most " + maxLength

@@ -19,7 +19,7 @@ import dev.idempotency.invocation.KeyExtractor;
  * Checked, for every value:
  * <ul>
  *   <li>it never throws (a malformed key is a 400, never a 500), and parsing is deterministic;</li>
- *   <li>an accepted key is 1 to {@code maxLength} characters of printable US-ASCII, and the value
+ *   <li>an accepted key is 1 to {@code maxLength} characters of printable US-ASCII, not only spaces, and the value
  *       (without its optional whitespace) is exactly the key's canonical form: the key itself
  *       (bare), or the key as an sf-string with only {@code "} and {@code \} escaped;</li>
  *   <li>conversely, every such key is accepted as an sf-string, and bare unless it holds a space,
@@ -91,7 +91,7 @@ class IdempotencyKeyParserFuzzTest {
 
     /** The documented alphabet and length, independent of the parser. */
     private static boolean isKey(String key, int maxLength) {
-        return !key.isEmpty() && key.length() <= maxLength && key.chars().allMatch(c -> c >= 0x20 && c <= 0x7E);
+        return !key.isBlank() && key.length() <= maxLength && key.chars().allMatch(c -> c >= 0x20 && c <= 0x7E);
     }
 
     /** @return the key itself when it may be sent bare, else {@code null} */

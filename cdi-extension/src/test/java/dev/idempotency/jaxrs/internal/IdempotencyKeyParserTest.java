@@ -45,6 +45,13 @@ class IdempotencyKeyParserTest {
     }
 
     @Test
+    void aKeyOfSpacesOnlyIsRefused() {
+        assertThat(parser.parse("\"   \"").error()).as("what a client sends for a value it does not have")
+                .contains("is blank");
+        assertThat(parser.parse("\" a \"").key()).isEqualTo(" a ");
+    }
+
+    @Test
     void theMaximumLengthIsInclusive() {
         assertThat(parser.parse("k".repeat(255)).valid()).isTrue();
         assertThat(parser.parse("k".repeat(256)).error()).contains("256 characters").contains("at most 255");
