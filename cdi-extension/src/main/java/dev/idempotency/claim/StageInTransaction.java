@@ -10,12 +10,14 @@ import dev.idempotency.spi.support.TransactionGuard;
  * stored once the stage completed and the transaction the method ran in (if any) committed; a
  * rollback releases the key at once, whatever the stage does; a failed stage, or a transaction
  * whose end cannot be told, ends the claim once both ended (released, unless its work was marked
- * executed, which it was with the commit).
+ * executed, which it was with the commit). A value the stage got inside a transaction of the
+ * thread that completed it is stored only if that transaction commits.
  */
 public final class StageInTransaction {
 
     private final OwnedClaim claim;
     private final Function<Object, StoredOutcome> outcome;
+    private final TransactionBinding binding;
     /** Whether the end of a transaction is awaited; known once {@link #awaitTransaction} was called. */
     private boolean awaiting = true;
     /** {@code null} until the transaction ended. */
@@ -27,10 +29,13 @@ public final class StageInTransaction {
     /**
      * @param claim the claim to end
      * @param outcome how a stage's value is stored
+     * @param binding where a value the stage got inside a transaction of its completing thread waits
+     *     for that transaction's commit
      */
-    public StageInTransaction(OwnedClaim claim, Function<Object, StoredOutcome> outcome) {
+    public StageInTransaction(OwnedClaim claim, Function<Object, StoredOutcome> outcome, TransactionBinding binding) {
         this.claim = claim;
         this.outcome = outcome;
+        this.binding = binding;
     }
 
     /**
@@ -91,7 +96,9 @@ public final class StageInTransaction {
             // a commit that cannot be told stores no outcome: the work's mark is kept, as for a failure
             claim.release();
         } else {
-            claim.complete(outcome.apply(result));
+            // The thread that completed the stage may be inside a transaction of its own (an
+            // asynchronous bean's): its value stands only if that commits.
+            binding.storeWhenCommitted(claim, outcome.apply(result), claim::release);
         }
     }
 }

@@ -115,10 +115,24 @@ public final class TransactionBinding {
      * @param outcome the answer, as retries get it
      */
     public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
+        storeWhenCommitted(claim, outcome, claim::releaseAfterRollback);
+    }
+
+    /**
+     * As {@link #storeWhenCommitted(OwnedClaim, StoredOutcome)}, with what a rollback does: for a
+     * stage completed inside another transaction than its method's, the work that rolled back is
+     * only the stage's, and a mark the method's committed transaction made stays
+     * ({@link OwnedClaim#release()}).
+     *
+     * @param claim the claim
+     * @param outcome the outcome, as retries get it
+     * @param onRollback what ends the claim when the running transaction rolls back
+     */
+    public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome, Runnable onRollback) {
         if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
             switch (end) {
                 case COMMITTED -> claim.complete(outcome);
-                case ROLLED_BACK -> claim.releaseAfterRollback();
+                case ROLLED_BACK -> onRollback.run();
                 case UNKNOWN -> claim.leaveUnsettled();
             }
         })) {

@@ -225,6 +225,38 @@ class TransactionBindingTest {
         assertThat(ledger.executions()).isEqualTo(1);
     }
 
+    /**
+     * A stage completed inside another transaction than the method's (an asynchronous bean with a
+     * transaction of its own completes it, then its commit fails): the value stands for work that
+     * rolled back, so it is stored only when that transaction commits, and a rollback releases the key.
+     */
+    @Test
+    void aStageCompletedInsideAnotherTransactionThatRollsBackIsNotReplayed() throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        CompletionStage<String> answer = ledger.pending("p-3", result);
+        jta.begin(); // the completing thread's own transaction
+        result.complete("paid");
+        jta.rollback();
+        assertThat(answer.toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("paid");
+
+        assertThat(ledger.pending("p-3", CompletableFuture.completedFuture("paid again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).as("nothing happened: it runs again").isEqualTo("paid again");
+        assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void aStageCompletedInsideAnotherTransactionIsStoredWhenItCommits() throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        ledger.pending("p-4", result);
+        jta.begin();
+        result.complete("paid");
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(ledger.pending("p-4", CompletableFuture.completedFuture("paid again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).as("a replay").isEqualTo("paid");
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
     @Test
     void aStageWhoseTransactionRolledBackIsReleasedWhateverTheStageDoesLater() throws Exception {
         CompletableFuture<String> result = new CompletableFuture<>();
