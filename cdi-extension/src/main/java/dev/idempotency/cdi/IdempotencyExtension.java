@@ -25,6 +25,7 @@ import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.BeanMethod;
 import dev.idempotency.config.ContainerSubclasses;
@@ -189,6 +190,12 @@ public class IdempotencyExtension implements Extension {
             if (policy.failOpen()) {
                 // Failing open would run the request with a key nobody checked, and record no use of it.
                 throw new IdempotencyDefinitionException(Messages.tokensWithFailOpen(where));
+            }
+            long keyParts = java.util.Arrays.stream(method.getParameters())
+                    .filter(parameter -> parameter.isAnnotationPresent(IdempotencyKey.class)).count();
+            if (!http && keyParts > 1) {
+                // The parts are joined into one key, which no issued token is: every call would be refused.
+                throw new IdempotencyDefinitionException(Messages.tokenFromSeveralKeyParts(where, keyParts));
             }
             if (settings.maxKeyLength() < TokenRegistry.TOKEN_LENGTH) {
                 throw new IdempotencyDefinitionException(Messages.tokensLongerThanKeys(where, settings.maxKeyLength(),

@@ -373,6 +373,12 @@ public final class Messages {
                 + " business transaction)";
     }
 
+    public static String tokenFromSeveralKeyParts(String where, long parts) {
+        return "IDEMP0151: " + where + ": serverIssuedKeys=true with " + parts + " @IdempotencyKey parameters, whose"
+                + " values are joined into one key that no issued token can be, so every call would be refused; allowed:"
+                + " exactly one @IdempotencyKey parameter (or property path), the token";
+    }
+
     public static String tokensWithFailOpen(String where) {
         return "IDEMP0118: " + where + ": serverIssuedKeys=true with failOpen=true; allowed: one or the other (failing"
                 + " open would run a request whose token nobody checked, and record no use of the token)";

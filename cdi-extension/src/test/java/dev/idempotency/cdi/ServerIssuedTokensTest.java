@@ -69,6 +69,14 @@ class ServerIssuedTokensTest {
     }
 
     @ApplicationScoped
+    public static class TokenAndTenant {
+        @Idempotent(serverIssuedKeys = true)
+        public int place(@IdempotencyKey String token, @IdempotencyKey String tenant) {
+            return 1;
+        }
+    }
+
+    @ApplicationScoped
     public static class ShortLived {
         @Idempotent(serverIssuedKeys = true, ttl = "PT10M")
         public int place(@IdempotencyKey String token) {
@@ -169,6 +177,10 @@ class ServerIssuedTokensTest {
         assertThatThrownBy(() -> TestContainers.weld(FailingOpen.class, Caller.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0118: bean " + FailingOpen.class.getName() + ", method place:"
                         + " serverIssuedKeys=true with failOpen=true");
+        assertThatThrownBy(() -> TestContainers.weld(TokenAndTenant.class, Caller.class).initialize().close())
+                .as("two key parts joined are no token: every call would be refused")
+                .hasStackTraceContaining("IDEMP0151: bean " + TokenAndTenant.class.getName() + ", method place:"
+                        + " serverIssuedKeys=true with 2 @IdempotencyKey parameters");
         config("idempotency.max-key-length", "40");
         assertThatThrownBy(() -> TestContainers.weld(Orders.class, Caller.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0119").hasStackTraceContaining("idempotency.max-key-length=40");
