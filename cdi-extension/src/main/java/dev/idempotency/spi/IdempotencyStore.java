@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Where keys are claimed and outcomes kept. One contract, several stores: the in-memory default,
- * JPA, Infinispan. Every implementation passes the shared contract test
+ * JPA, Infinispan, Redis, and the tiered store (Infinispan or Redis in front of JPA). Every implementation passes the shared contract test
  * ({@code dev.idempotency.spi.contract.IdempotencyStoreContractTest} in the
  * {@code idempotency-cdi} test-jar).
  *

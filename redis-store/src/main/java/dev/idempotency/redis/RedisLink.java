@@ -318,6 +318,21 @@ final class RedisLink implements AutoCloseable {
         }
     }
 
+    /**
+     * @param failure a store failure
+     * @return whether the server refused the command for want of memory ({@code OOM}: a full server
+     *     under {@code noeviction})
+     */
+    static boolean outOfMemory(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException refused && refused.getMessage() != null
+                    && refused.getMessage().startsWith("OOM")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The server does not know the script (any more). */
     private static final class NoScript extends RuntimeException {
         private static final long serialVersionUID = 1L;

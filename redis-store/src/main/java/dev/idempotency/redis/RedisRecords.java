@@ -185,8 +185,18 @@ final class RedisRecords {
         byte[] record = RedisRecordFormat.claim(fp, bytes(owner), keptMillis - leaseMillis);
         Function<RedisClusterAsyncCommands<byte[], byte[]>, byte[]> set = commands -> link.setIfAbsent(commands, redisKey,
                 record, keptMillis);
-        byte[] found = waitReplicas == 0 ? set.apply(link.commands())
-                : writeAndWait("claim", redisKey, set, Objects::isNull, () -> release(key, owner));
+        byte[] found;
+        try {
+            found = waitReplicas == 0 ? set.apply(link.commands())
+                    : writeAndWait("claim", redisKey, set, Objects::isNull, () -> release(key, owner));
+        } catch (IdempotencyStoreException refused) {
+            // A full Redis (noeviction) refuses the SET before it looks at NX: a key that has a
+            // record is still answered from it, as a claim that writes nothing; a free key fails closed.
+            found = RedisLink.outOfMemory(refused) ? link.get(redisKey) : null;
+            if (found == null) {
+                throw refused;
+            }
+        }
         if (found == null) {
             return new ClaimResult.Acquired(owner, false);
         }

@@ -26,7 +26,9 @@ enum RedisScript {
      * cannot answer without the server's clock, and where that {@code SET} cannot be used. Free
      * key: a new claim. In progress, lease over (by the server's clock), same fingerprint: a
      * takeover (version + 1, new owner). In progress with this very owner and fingerprint: this
-     * claim run again (a client that sent it twice), answered as the first time, nothing changed.
+     * claim run again (a client that sent it twice), answered as the first time, the record written
+     * again unchanged (its expiry kept) so that a {@code WAIT} after it counts it, as a repeated
+     * mark's and completion's.
      * Anything else: the record as it is. Answers {1, now, takeover 0/1} or {0, now, record}.
      */
     CLAIM("claim", """
@@ -40,6 +42,7 @@ enum RedisScript {
                 if h.version ~= 1 then
                   takeover = 1
                 end
+                redis.call('SET', KEYS[1], v, 'KEEPTTL')
                 return {1, now, takeover}
               end
               if not h or h.state ~= 1 or now < lease_end(h, now) or h.fp ~= ARGV[1] then

@@ -66,15 +66,33 @@ public final class Deployments {
      * @param name the archive name (the context root)
      * @param config the microprofile-config.properties to use instead of the sample's
      * @param redis the Redis store's settings ({@code idempotency.redis.*}), added to that config
+     * @return the sample WAR with the Redis store's jars beside the JPA store's, so on the tiered
+     *     store: Redis in front of the JPA store on PostgreSQL
+     */
+    public static WebArchive sampleAppOnTieredRedisStore(String name, String config, Map<String, String> redis) {
+        return withRedisStore(sampleApp(name, withRedisSettings(config, redis)));
+    }
+
+    /**
+     * @param name the archive name (the context root)
+     * @param config the microprofile-config.properties to use instead of the sample's
+     * @param redis the Redis store's settings ({@code idempotency.redis.*}), added to that config
      * @return the sample WAR on the Redis store instead of the JPA store (its business data still
      *     on PostgreSQL): the JPA store's jar and entity out, the Redis store's jars
      *     (target/redis-libs: the store, Lettuce, Netty 4.2, Reactor) in; the Redis store is then
      *     the deployment's only store module, not the front of a tiered store
      */
     public static WebArchive sampleAppOnRedis(String name, String config, Map<String, String> redis) {
+        return withRedisStore(sampleAppOnMemoryStore(name, withRedisSettings(config, redis)));
+    }
+
+    private static String withRedisSettings(String config, Map<String, String> redis) {
         StringBuilder withRedis = new StringBuilder(config).append('\n');
         redis.forEach((key, value) -> withRedis.append(key).append('=').append(value).append('\n'));
-        WebArchive archive = sampleAppOnMemoryStore(name, withRedis.toString());
+        return withRedis.toString();
+    }
+
+    private static WebArchive withRedisStore(WebArchive archive) {
         File[] libs = new File(System.getProperty("redis.libs", "target/redis-libs")).listFiles();
         if (libs == null || libs.length == 0) {
             throw new IllegalStateException("no Redis store jars in " + System.getProperty("redis.libs"));
