@@ -235,7 +235,14 @@ public class MethodInvocations {
 
     private StoredOutcome outcome(OwnedClaim owned, MethodPlan plan, Object value) {
         try {
-            return StoredOutcome.of(200, JSON, codec.write(value, plan.result().valueType()));
+            byte[] written = codec.write(value, plan.result().valueType());
+            int cap = runtime.settings().maxStoredBodySize();
+            if (written.length > cap) {
+                // as an HTTP answer's body: kept within the bound every stored outcome has
+                LOG.warning(Messages.resultTooLargeToStore(plan.where(), owned.keyForLog(), written.length, cap));
+                return StoredOutcome.withoutBody(200, JSON);
+            }
+            return StoredOutcome.of(200, JSON, written);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.resultNotStorable(plan.where(), owned.keyForLog()), e);
             return StoredOutcome.withoutBody(200, JSON);

@@ -283,6 +283,12 @@ public final class Messages {
                 + " nothing was executed. Make it JSON-B serializable, or set fingerprintArguments=false";
     }
 
+    public static String resultTooLargeToStore(String where, String keyHash, int size, int cap) {
+        return "IDEMP0326: " + where + ": the result for key hash " + keyHash + " is " + size + " bytes of JSON, more than"
+                + " idempotency.max-stored-body-size=" + cap + "; the call completed but duplicates get"
+                + " IdempotencyException (result not stored) instead of a replayed value, and never run it again";
+    }
+
     public static String resultNotStorable(String where, String keyHash) {
         return "IDEMP0308: " + where + ": the result for key hash " + keyHash + " could not be written as JSON-B; the call"
                 + " completed but duplicates get IdempotencyException instead of a replayed value";

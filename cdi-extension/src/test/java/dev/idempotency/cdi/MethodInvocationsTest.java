@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 
@@ -302,6 +303,26 @@ class MethodInvocationsTest {
         assertThat(seen).isInstanceOf(IllegalArgumentException.class).hasMessage("card declined");
         consumer.declined("f-1");
         assertThat(consumer.executions()).as("released, so it ran again").isEqualTo(2);
+    }
+
+    /**
+     * A result larger than idempotency.max-stored-body-size is not stored (the bound every stored
+     * outcome keeps, as an HTTP body's): its duplicates are told so, and never run it again.
+     */
+    @Test
+    void aResultLargerThanTheStoredBodyCapIsNotStoredAndNeverRunsAgain() throws Exception {
+        stop();
+        System.setProperty("idempotency.max-stored-body-size", "16");
+        try {
+            start();
+            consumer.onOrder(order("o-large"));
+
+            assertThatThrownBy(() -> consumer.onOrder(order("o-large"))).isExactlyInstanceOf(IdempotencyException.class)
+                    .hasMessageContaining("IDEMP0309");
+            assertThat(consumer.executions()).isEqualTo(1);
+        } finally {
+            System.clearProperty("idempotency.max-stored-body-size");
+        }
     }
 
     @Test
