@@ -242,6 +242,15 @@ public class MethodInvocations {
                 LOG.warning(Messages.resultTooLargeToStore(plan.where(), owned.keyForLog(), written.length, cap));
                 return StoredOutcome.withoutBody(200, JSON);
             }
+            try {
+                codec.read(written, plan.result().valueType());
+            } catch (RuntimeException unreadable) {
+                // Stored, every duplicate would fail reading it (a record component of an interface
+                // type JSON-B cannot instantiate, an Iterable): told "not stored" instead, never run again.
+                LOG.log(Level.SEVERE, Messages.resultNotReadBack(plan.where(), owned.keyForLog(),
+                        plan.result().valueType().getTypeName()), unreadable);
+                return StoredOutcome.withoutBody(200, JSON);
+            }
             return StoredOutcome.of(200, JSON, written);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.resultNotStorable(plan.where(), owned.keyForLog()), e);

@@ -289,6 +289,13 @@ public final class Messages {
                 + " IdempotencyException (result not stored) instead of a replayed value, and never run it again";
     }
 
+    public static String resultNotReadBack(String where, String keyHash, String type) {
+        return "IDEMP0327: " + where + ": the result for key hash " + keyHash + " was written as JSON-B but cannot be read"
+                + " back as " + type + " (a property of an interface or abstract type, an Iterable that is no Collection?);"
+                + " the call completed but is not stored: duplicates get IdempotencyException (result not stored) and"
+                + " never run it again. Return a type JSON-B reads back: concrete classes or records, collections, Optional";
+    }
+
     public static String resultNotStorable(String where, String keyHash) {
         return "IDEMP0308: " + where + ": the result for key hash " + keyHash + " could not be written as JSON-B; the call"
                 + " completed but duplicates get IdempotencyException instead of a replayed value";

@@ -38,6 +38,17 @@ class MethodInvocationsTest {
     public record Receipt(String orderNo, int sequence, List<Line> lines) {
     }
 
+    /** An amount of some currency. */
+    public interface Money {
+        long cents();
+    }
+
+    public record Euros(long cents) implements Money {
+    }
+
+    public record Priced(String id, Money amount) {
+    }
+
     public record OrderMessage(String orderNo, List<Line> lines) {
     }
 
@@ -101,6 +112,13 @@ class MethodInvocationsTest {
                 }
                 return new Receipt(id, executions.get(), List.of());
             });
+        }
+
+        /** A result JSON-B writes but cannot read back: a component of an interface type. */
+        @Idempotent
+        public Priced priced(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            return new Priced(id, new Euros(5));
         }
 
         @Idempotent
@@ -323,6 +341,20 @@ class MethodInvocationsTest {
         } finally {
             System.clearProperty("idempotency.max-stored-body-size");
         }
+    }
+
+    /**
+     * A result JSON-B writes but cannot read back (a record component of an interface type): stored,
+     * every duplicate (a redelivered message) would fail reading it, each time. It is not stored;
+     * duplicates are told so, and never run it again.
+     */
+    @Test
+    void aResultThatCannotBeReadBackIsNotStoredAndNeverRunsAgain() {
+        consumer.priced("p-1");
+
+        assertThatThrownBy(() -> consumer.priced("p-1")).isExactlyInstanceOf(IdempotencyException.class)
+                .hasMessageContaining("IDEMP0309");
+        assertThat(consumer.executions()).isEqualTo(1);
     }
 
     @Test
