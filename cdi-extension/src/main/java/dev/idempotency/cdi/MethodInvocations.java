@@ -211,7 +211,7 @@ public class MethodInvocations {
             }
             return stage;
         }
-        StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value), binding);
+        StageInTransaction ending = new StageInTransaction(owned, value -> outcome(owned, plan, value), binding.transactions());
         ending.awaitTransaction(binding.transactions().whenTransactionEnds(ending::transactionEnded));
         // What the transaction commits is the work's first part: marked executed with it (fenced,
         // as a failure's), so that a stage failing after the commit never lets a retry redo it.

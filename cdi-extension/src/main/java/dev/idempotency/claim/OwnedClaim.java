@@ -29,6 +29,8 @@ public class OwnedClaim {
     private final String owner;
     private final EventPublisher events;
     private final InProgressWaits waits;
+    /** The key of the transaction the work was marked executed in, if it was, in one. */
+    private volatile Object markedIn;
     private final ReleaseRetries retries;
     private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
@@ -177,8 +179,41 @@ public class OwnedClaim {
      * committed mark's deadline passes, and never replays an answer that may not be the work's.
      */
     void leaveUnsettled() {
+        if (state.get() != State.OPEN) {
+            return;
+        }
+        try {
+            // The work may have committed: marked executed (again: a mark inside that transaction may
+            // not have committed, and an asynchronous endpoint's work is never marked), so that no
+            // retry takes the claim over after its lease and runs it a second time.
+            markInStore();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
+        }
         if (state.compareAndSet(State.OPEN, State.RELEASED)) {
             waits.settled(key);
+        }
+    }
+
+    /** @param transaction the key of the transaction a mark of this claim's work was made in */
+    void markedIn(Object transaction) {
+        markedIn = transaction;
+    }
+
+    /**
+     * Releases the claim after a transaction rolled back: as {@link #releaseAfterRollback()} when the
+     * work's mark was made in that transaction (or none was made); else as {@link #release()}, which
+     * keeps a mark another transaction committed (an answer written in a transaction spanning the
+     * request, around a method that ran and committed in one of its own).
+     *
+     * @param transaction the key of the transaction that rolled back
+     */
+    void releaseAfterRollbackOf(Object transaction) {
+        Object marked = markedIn;
+        if (executed && marked != null && !marked.equals(transaction)) {
+            release();
+        } else {
+            releaseAfterRollback();
         }
     }
 

@@ -3,6 +3,10 @@ package dev.idempotency.claim;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import dev.idempotency.internal.Messages;
 
 /**
  * What the caller of an idempotent method that returned a stage gets back: a stage that ends
@@ -12,6 +16,8 @@ import java.util.function.BiConsumer;
  * {@code e}, which changes what an {@code exceptionally} callback or a JAX-RS exception mapper sees.
  */
 public final class StageEnds {
+
+    private static final Logger LOG = Logger.getLogger(StageEnds.class.getName());
 
     private StageEnds() {
     }
@@ -23,10 +29,15 @@ public final class StageEnds {
      * @return a stage completed as {@code stage} was, after {@code settle} ran (even if it threw)
      */
     public static <T> CompletableFuture<T> after(CompletionStage<T> stage, BiConsumer<? super T, ? super Throwable> settle) {
-        CompletableFuture<T> settled = new CompletableFuture<>();
+        // Of the stage's own kind where it can make one: a ManagedCompletableFuture keeps running the
+        // caller's dependants with the application's context (naming, CDI, security).
+        CompletableFuture<T> settled = stage instanceof CompletableFuture<T> future ? future.newIncompleteFuture()
+                : new CompletableFuture<>();
         stage.whenComplete((value, failure) -> {
             try {
                 settle.accept(value, failure);
+            } catch (RuntimeException | Error e) {
+                LOG.log(Level.SEVERE, Messages.stageNotSettled(), e);
             } finally {
                 if (failure != null) {
                     settled.completeExceptionally(failure);

@@ -15,9 +15,15 @@ import dev.idempotency.spi.support.TransactionGuard;
  */
 public final class StageInTransaction {
 
+    /** What a stage whose value was given inside a transaction that rolled back counts as. */
+    private static final Throwable STAGE_ROLLED_BACK = new RuntimeException(
+            "the transaction the stage completed in rolled back", null, false, false) {
+        private static final long serialVersionUID = 1L;
+    };
+
     private final OwnedClaim claim;
     private final Function<Object, StoredOutcome> outcome;
-    private final TransactionBinding binding;
+    private final TransactionGuard transactions;
     /** Whether the end of a transaction is awaited; known once {@link #awaitTransaction} was called. */
     private boolean awaiting = true;
     /** {@code null} until the transaction ended. */
@@ -29,13 +35,12 @@ public final class StageInTransaction {
     /**
      * @param claim the claim to end
      * @param outcome how a stage's value is stored
-     * @param binding where a value the stage got inside a transaction of its completing thread waits
-     *     for that transaction's commit
+     * @param transactions the guard over the transaction of the thread that completes the stage
      */
-    public StageInTransaction(OwnedClaim claim, Function<Object, StoredOutcome> outcome, TransactionBinding binding) {
+    public StageInTransaction(OwnedClaim claim, Function<Object, StoredOutcome> outcome, TransactionGuard transactions) {
         this.claim = claim;
         this.outcome = outcome;
-        this.binding = binding;
+        this.transactions = transactions;
     }
 
     /**
@@ -67,6 +72,22 @@ public final class StageInTransaction {
      * @param failure its failure, or {@code null}
      */
     public void stageEnded(Object value, Throwable failure) {
+        // Completed inside a transaction of the completing thread (an asynchronous bean's own, or the
+        // method's, still running): the value stands only if that transaction commits; rolled back,
+        // the stage counts as failed (the method's own transaction still decides the rest).
+        if (failure == null && transactions.whenTransactionEnds(end -> {
+            switch (end) {
+                case COMMITTED -> settled(value, null);
+                case ROLLED_BACK -> settled(null, STAGE_ROLLED_BACK);
+                case UNKNOWN -> claim.leaveUnsettled();
+            }
+        })) {
+            return;
+        }
+        settled(value, failure);
+    }
+
+    private void settled(Object value, Throwable failure) {
         synchronized (this) {
             this.stageEnded = true;
             this.value = value;
@@ -96,9 +117,7 @@ public final class StageInTransaction {
             // a commit that cannot be told stores no outcome: the work's mark is kept, as for a failure
             claim.release();
         } else {
-            // The thread that completed the stage may be inside a transaction of its own (an
-            // asynchronous bean's): its value stands only if that commits.
-            binding.storeWhenCommitted(claim, outcome.apply(result), claim::release);
+            claim.complete(outcome.apply(result));
         }
     }
 }

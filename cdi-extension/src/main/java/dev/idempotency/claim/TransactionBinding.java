@@ -96,9 +96,12 @@ public final class TransactionBinding {
                 }
             }
         });
-        if (deferred && active && markNow && !claim.markExecuted()) {
-            transactions.setRollbackOnly();
-            throw claim.takenOver();
+        if (deferred && active && markNow) {
+            if (!claim.markExecuted()) {
+                transactions.setRollbackOnly();
+                throw claim.takenOver();
+            }
+            claim.markedIn(transactions.transactionKey());
         }
         return deferred;
     }
@@ -115,24 +118,13 @@ public final class TransactionBinding {
      * @param outcome the answer, as retries get it
      */
     public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
-        storeWhenCommitted(claim, outcome, claim::releaseAfterRollback);
-    }
-
-    /**
-     * As {@link #storeWhenCommitted(OwnedClaim, StoredOutcome)}, with what a rollback does: for a
-     * stage completed inside another transaction than its method's, the work that rolled back is
-     * only the stage's, and a mark the method's committed transaction made stays
-     * ({@link OwnedClaim#release()}).
-     *
-     * @param claim the claim
-     * @param outcome the outcome, as retries get it
-     * @param onRollback what ends the claim when the running transaction rolls back
-     */
-    public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome, Runnable onRollback) {
+        Object running = transactions.transactionKey();
         if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
             switch (end) {
                 case COMMITTED -> claim.complete(outcome);
-                case ROLLED_BACK -> onRollback.run();
+                // a mark another transaction committed (the method's own, inside one spanning the
+                // request) stays: only what this one did is undone
+                case ROLLED_BACK -> claim.releaseAfterRollbackOf(running);
                 case UNKNOWN -> claim.leaveUnsettled();
             }
         })) {
@@ -188,6 +180,7 @@ public final class TransactionBinding {
         }
         try {
             if (claim.markExecuted()) {
+                claim.markedIn(transactions.transactionKey());
                 return true;
             }
             transactions.setRollbackOnly();
@@ -215,9 +208,13 @@ public final class TransactionBinding {
     }
 
     /** @return whether the work is marked executed; a store failure is logged and counts as not */
-    private static boolean markQuietly(OwnedClaim claim) {
+    private boolean markQuietly(OwnedClaim claim) {
         try {
-            return claim.markExecuted();
+            boolean marked = claim.markExecuted();
+            if (marked) {
+                claim.markedIn(transactions.transactionKey());
+            }
+            return marked;
         } catch (RuntimeException e) {
             // Not fenced: committing the writes could let a retry run them twice.
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(claim.policy().endpoint(), claim.keyForLog()), e);

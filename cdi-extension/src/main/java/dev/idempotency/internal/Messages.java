@@ -470,6 +470,11 @@ public final class Messages {
                         : "; retries get 409 until the lease ends");
     }
 
+    public static String stageNotSettled() {
+        return "IDEMP0417: the claim of a stage that completed could not be settled (stored or released); the caller's"
+                + " stage ends as the method's did, and the key is held until its lease ends";
+    }
+
     public static String transactionOutcomeUnknown(String endpoint, String keyHash) {
         return "IDEMP0415: " + endpoint + ": the transaction manager cannot tell whether the transaction of the work"
                 + " for key hash " + keyHash + " committed (STATUS_UNKNOWN); the claim is neither released nor completed:"

@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import dev.idempotency.IdempotencyKey;
@@ -89,20 +92,20 @@ public final class KeyExtractor {
     /**
      * @param type the declared type of a key part
      * @return why its values cannot name a call (their text is their identity: every call, every
-     *     redelivery of one message, would get a key of its own), or {@code null} when they can; a
-     *     type that cannot be told at deployment ({@code Object}, an interface) is checked per call
-     *     for arrays
+     *     redelivery of one message, would get a key of its own), or {@code null} when they can or
+     *     may: a type whose values may be of subclasses ({@code Object}, an interface, a class that
+     *     is not final) is checked per call for arrays only
      */
     private static String unusableKeyType(Class<?> type) {
         if (type.isArray()) {
             return "an array, whose text is its identity";
         }
-        if (type == Object.class || type.isInterface() || type.isPrimitive() || Modifier.isAbstract(type.getModifiers())) {
-            return null;
+        if (type.isPrimitive() || !Modifier.isFinal(type.getModifiers())) {
+            return null; // a number or a boolean; or values of subclasses that may declare their own toString()
         }
         try {
             if (type.getMethod("toString").getDeclaringClass() == Object.class) {
-                return "a class that does not declare toString(), whose text is its identity";
+                return "a final class that does not declare toString(), whose text is its identity";
             }
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException("every class has toString()", e);
@@ -151,9 +154,7 @@ public final class KeyExtractor {
         } catch (Throwable e) {
             throw new InvalidIdempotencyKeyException(Messages.keyUnreadable(where, part.label()) + ": " + e);
         }
-        if (value instanceof Optional<?> optional) {
-            value = optional.orElse(null); // an empty one is no key, not the text "Optional.empty"
-        }
+        value = present(value);
         if (value == null) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is null"));
         }
@@ -180,6 +181,23 @@ public final class KeyExtractor {
             }
         }
         return text;
+    }
+
+    /** @return an optional's value, {@code null} for an empty one: no key, not the text "Optional.empty" */
+    private static Object present(Object value) {
+        if (value instanceof Optional<?> optional) {
+            return optional.orElse(null);
+        }
+        if (value instanceof OptionalInt optional) {
+            return optional.isPresent() ? optional.getAsInt() : null;
+        }
+        if (value instanceof OptionalLong optional) {
+            return optional.isPresent() ? optional.getAsLong() : null;
+        }
+        if (value instanceof OptionalDouble optional) {
+            return optional.isPresent() ? optional.getAsDouble() : null;
+        }
+        return value;
     }
 
     private static List<MethodHandle> steps(String where, int index, Class<?> type, String path) {

@@ -98,6 +98,13 @@ class ClaimInTransactionTest {
                 new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries, false);
     }
 
+    /** @return the claim an HTTP request of the method acquired ({@code async}: an asynchronous endpoint's) */
+    private HttpClaim httpClaim(boolean async) throws NoSuchMethodException {
+        ClaimResult.Acquired acquired = (ClaimResult.Acquired) store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
+        return new HttpClaim(store, policy, Orders.class.getMethod("place"), async, KEY, acquired.owner(),
+                new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries);
+    }
+
     /** @return what a retry of the same call meets */
     private ClaimResult retry() {
         return store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
@@ -218,9 +225,7 @@ class ClaimInTransactionTest {
      */
     @Test
     void anHttpAnswerAfterATransactionWhoseOutcomeIsUnknownIsNeitherStoredNorReplayed() throws Exception {
-        ClaimResult.Acquired acquired = (ClaimResult.Acquired) store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
-        HttpClaim claim = new HttpClaim(store, policy, Orders.class.getMethod("place"), false, KEY, acquired.owner(),
-                new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries);
+        HttpClaim claim = httpClaim(false);
         jta.begin();
 
         assertThat(binding.bind(claim, true, null)).isTrue();
@@ -255,6 +260,24 @@ class ClaimInTransactionTest {
 
         assertThat(seen).isSameAs(missing);
         assertThat(retry()).as("released first").isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * An asynchronous endpoint's work is not marked executed (it goes on after the method returns):
+     * when its transaction's outcome is unknown, the claim is marked now, so that no retry takes it
+     * over after its lease and runs work that may have committed a second time.
+     */
+    @Test
+    void anAsyncHttpClaimWhoseTransactionOutcomeIsUnknownIsNeverRunAgain() throws Exception {
+        HttpClaim claim = httpClaim(true);
+        jta.begin();
+
+        assertThat(binding.bind(claim, false, null)).isTrue();
+        jta.commitWithUnknownOutcome();
+        elapse(policy.lease());
+
+        assertThat(RetryOutcomes.of(((ClaimResult.Existing) retry()).record(), FINGERPRINT))
+                .as("after the lease: told the outcome is lost, never taken over").isEqualTo(IdempotencyOutcome.OUTCOME_LOST);
     }
 
     @Test

@@ -257,6 +257,32 @@ class TransactionBindingTest {
         assertThat(ledger.executions()).isEqualTo(1);
     }
 
+    /**
+     * The method ran in a transaction of its own (T1), and its stage was completed inside another
+     * one (T2, on another thread) before T1 ended; T2 then rolled back and T1 committed. The value
+     * stands for work that rolled back: never replayed. T1's part committed: never run again.
+     */
+    @Test
+    void aStageCompletedInsideAnotherTransactionBeforeTheMethodsEndedIsNotReplayedWhenThatOneRollsBack()
+            throws Exception {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        CompletionStage<String> answer = ledger.pending("p-5", result);
+        other.submit(() -> {
+            jta.begin();
+            result.complete("paid");
+            jta.rollback();
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(jta.commit()).isTrue();
+        assertThat(answer.toCompletableFuture().get(5, TimeUnit.SECONDS)).as("the caller got the stage's value")
+                .isEqualTo("paid");
+
+        assertThatThrownBy(() -> ledger.pending("p-5", CompletableFuture.completedFuture("paid again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).as("no replay of the rolled-back value, and the committed part never again")
+                .hasRootCauseInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
     @Test
     void aStageWhoseTransactionRolledBackIsReleasedWhateverTheStageDoesLater() throws Exception {
         CompletableFuture<String> result = new CompletableFuture<>();

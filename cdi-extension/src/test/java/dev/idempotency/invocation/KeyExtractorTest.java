@@ -20,6 +20,10 @@ class KeyExtractorTest {
     public record Customer(String id) {
     }
 
+    /** A final class without its own toString(): its text is its identity. */
+    public static final class Ticket {
+    }
+
     public static class Order {
         public String region = "eu";
         private final String orderNo;
@@ -70,7 +74,13 @@ class KeyExtractorTest {
         public void bytes(@IdempotencyKey byte[] correlation) {
         }
 
-        public void withoutText(@IdempotencyKey Order order) {
+        public void withoutText(@IdempotencyKey Ticket ticket) {
+        }
+
+        public void subclassed(@IdempotencyKey Order order) {
+        }
+
+        public void number(@IdempotencyKey java.util.OptionalLong id) {
         }
 
         public void optional(@IdempotencyKey java.util.Optional<String> key) {
@@ -144,6 +154,8 @@ class KeyExtractorTest {
                         + "@IdempotencyKey on parameter 0 is of type byte[], an array");
         assertThatThrownBy(() -> extractor("withoutText")).isInstanceOf(IdempotencyDefinitionException.class)
                 .hasMessageContaining("IDEMP0150").hasMessageContaining("does not declare toString()");
+        assertThat(extractor("subclassed")).as("a class that is not final: its values may declare their own")
+                .isNotNull();
     }
 
     @Test
@@ -153,6 +165,9 @@ class KeyExtractorTest {
         KeyExtractor optional = extractor("optional");
         assertThat(optional.extract(new Object[] {java.util.Optional.of("k-1")})).isEqualTo("k-1");
         assertThatThrownBy(() -> optional.extract(new Object[] {java.util.Optional.empty()}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is null");
+        assertThat(extractor("number").extract(new Object[] {java.util.OptionalLong.of(42)})).isEqualTo("42");
+        assertThatThrownBy(() -> extractor("number").extract(new Object[] {java.util.OptionalLong.empty()}))
                 .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is null");
         assertThatThrownBy(() -> extractor("anything").extract(new Object[] {new byte[] {1, 2}}))
                 .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is an array");

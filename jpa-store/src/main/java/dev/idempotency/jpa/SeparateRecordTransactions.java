@@ -59,9 +59,8 @@ import dev.idempotency.spi.support.TransactionGuard;
  * transaction, plus this bound: a smaller pool runs dry under load, and then every caller waits
  * for a connection nobody returns. Past the bound a claim is refused at once
  * ({@code IDEMP0511}, an {@link IdempotencyStoreException}: the library answers {@code 503}),
- * never queued; work after the caller's transaction ended (the completion of work that committed,
- * a release after a rollback) waits for a free one instead, up to 30 s, since refused it would be
- * lost. A bad value fails the deployment ({@code IDEMP0510}).
+ * never queued; the completion of work whose transaction committed waits for a free one instead,
+ * up to 30 s, since refused its result would be lost. A bad value fails the deployment ({@code IDEMP0510}).
  */
 @ApplicationScoped
 public class SeparateRecordTransactions implements RecordTransactions {
@@ -144,11 +143,19 @@ public class SeparateRecordTransactions implements RecordTransactions {
 
     @Override
     public <T> T inNewTransaction(Function<EntityManager, T> work) {
+        return onOwnThread(work, false);
+    }
+
+    /**
+     * @param waitForPermit whether to wait for a free transaction (up to {@value #WAIT_SECONDS} s)
+     *     rather than be refused at once
+     */
+    private <T> T onOwnThread(Function<EntityManager, T> work, boolean waitForPermit) {
         if (!callerPresent.getAsBoolean()) {
             return delegate().inNewTransaction(work);
         }
         ExecutorService pool = executor();
-        if (!permitFor()) {
+        if (!permit(waitForPermit)) {
             throw new OwnTransactionsExhausted(maxOwnTransactions);
         }
         Slot<T> slot = new Slot<>(running, () -> delegate().inNewTransaction(work));
@@ -183,17 +190,15 @@ public class SeparateRecordTransactions implements RecordTransactions {
     }
 
     /**
-     * A permit for one transaction of the store's own: at once, or refused. Except for work that comes
-     * after the caller's transaction ended (a completion of committed work, a release after a
-     * rollback, from its {@code afterCompletion}): it waits for one, up to {@value #WAIT_SECONDS} s.
-     * Refused, that work would be lost (a result never stored for work that committed, a key held
-     * until its lease ends), and waiting holds nothing another transaction of the store's needs.
+     * A permit for one transaction of the store's own: at once, or refused; or, for the completion of
+     * work whose transaction committed (from its {@code afterCompletion}), waited for up to
+     * {@value #WAIT_SECONDS} s: refused, the result of work that committed would never be stored.
      */
-    private boolean permitFor() {
+    private boolean permit(boolean wait) {
         if (running.tryAcquire()) {
             return true;
         }
-        if (!callerCommitted.getAsBoolean() && !callerRolledBack.getAsBoolean()) {
+        if (!wait) {
             return false;
         }
         try {
@@ -209,8 +214,8 @@ public class SeparateRecordTransactions implements RecordTransactions {
         if (callerCommitted.getAsBoolean()) {
             // A completion from the caller's afterCompletion, the committed transaction still on the
             // thread (Narayana): joining it would run the update outside any live transaction and keep
-            // its row lock; the completion gets a transaction of its own.
-            return inNewTransaction(work);
+            // its row lock; the completion gets a transaction of its own, waited for.
+            return onOwnThread(work, true);
         }
         if (callerRolledBack.getAsBoolean()) {
             // The caller's work was rolled back (a timeout): what would join it must not commit alone.

@@ -28,7 +28,7 @@ enum RedisScript {
      * takeover (version + 1, new owner). In progress with this very owner and fingerprint: this
      * claim run again (a client that sent it twice), answered as the first time, the record written
      * again unchanged (its expiry kept) so that a {@code WAIT} after it counts it, as a repeated
-     * mark's and completion's.
+     * mark's and completion's (a full server's refusal of that write changes nothing).
      * Anything else: the record as it is. Answers {1, now, takeover 0/1} or {0, now, record}.
      */
     CLAIM("claim", """
@@ -42,7 +42,7 @@ enum RedisScript {
                 if h.version ~= 1 then
                   takeover = 1
                 end
-                redis.call('SET', KEYS[1], v, 'KEEPTTL')
+                redis.pcall('SET', KEYS[1], v, 'KEEPTTL') -- refused by a full server: answered all the same
                 return {1, now, takeover}
               end
               if not h or h.state ~= 1 or now < lease_end(h, now) or h.fp ~= ARGV[1] then

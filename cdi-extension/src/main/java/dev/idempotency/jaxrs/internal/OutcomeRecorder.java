@@ -93,17 +93,20 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
-            // The method returned this answer, and its writer failed before a byte left (nothing to do
-            // once an overflowing body was recorded): the work is done, so a retry must not run it
-            // again (and fail the same way, each time). Work marked executed in the transaction that
-            // committed it keeps its mark (retries are told the response was lost, as after a crash);
-            // any other is recorded as an answer whose body was not stored.
-            if (claim.isOpen() && !claim.executed()) {
-                LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
-                transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
-                        replayableHeaders.select(context.getHeaders(), context.getMediaType())));
-            } else {
-                claim.release();
+            // The method returned this answer, and its writer failed before a byte left (an
+            // overflowing body's outcome was handed over before its first byte: nothing to do): the
+            // work is done, so a retry must not run it again (and fail the same way, each time).
+            // Work marked executed in the transaction that committed it keeps its mark (retries are
+            // told the response was lost, as after a crash); any other is recorded as an answer
+            // whose body was not stored.
+            if (!capture.overflowed()) {
+                if (claim.isOpen() && !claim.executed()) {
+                    LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
+                    transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
+                            replayableHeaders.select(context.getHeaders(), context.getMediaType())));
+                } else {
+                    claim.release();
+                }
             }
             throw e;
         } finally {

@@ -106,6 +106,9 @@ final class RequestKeys {
         if (key.isEmpty()) {
             return Read.invalid("The idempotency key at " + pointer + " in the body is empty.");
         }
+        if (key.isBlank()) {
+            return Read.invalid("The idempotency key at " + pointer + " in the body is blank.");
+        }
         if (key.length() > maxLength) {
             return Read.invalid("The idempotency key at " + pointer + " in the body has " + key.length()
                     + " characters; at most " + maxLength + " are allowed.");

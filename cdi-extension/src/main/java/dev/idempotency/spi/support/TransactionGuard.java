@@ -157,6 +157,12 @@ public final class TransactionGuard {
         return status == Status.STATUS_ROLLEDBACK || status == Status.STATUS_ROLLING_BACK;
     }
 
+    /** @return the key of this thread's transaction (equal for the same transaction), or {@code null} */
+    public Object transactionKey() {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions == null ? null : transactions.getTransactionKey();
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         return status(registry()) == Status.STATUS_ACTIVE;

@@ -13,6 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -22,10 +25,12 @@ import org.junit.jupiter.api.Test;
 
 import dev.idempotency.cdi.FakeJta;
 import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.jaxrs.internal.FakeRequests.Answer;
 import dev.idempotency.jaxrs.internal.FakeRequests.Library;
 import dev.idempotency.jaxrs.internal.FakeRequests.Request;
 import dev.idempotency.jaxrs.internal.FakeRequests.Server;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * The response side of the HTTP contract, in this JVM: which answers are stored for the retries
@@ -81,6 +86,42 @@ class OutcomeRecorderTest {
             assertThat(retry.text()).as("the work never happened: it runs").isEqualTo("paid after the rollback");
             assertThat(retry.header(REPLAYED_HEADER)).isNull();
             assertThat(server.executions()).isEqualTo(2);
+        });
+    }
+
+    /**
+     * A transaction spanning the request (T0) around a method that ran and committed in one of its
+     * own (T1, which marked the work executed): T0 rolls back after the answer went out. What T1
+     * committed stays: the mark is kept and no retry runs the work again.
+     */
+    @Test
+    void aRollbackOfATransactionSpanningTheRequestKeepsTheMarkTheMethodsOwnCommitted() {
+        withJta(jta -> {
+            Server server = library.server("create", false, true);
+            ExecutorService methodsOwn = Executors.newSingleThreadExecutor();
+            try {
+                jta.begin(); // T0, around the request
+                Request first = payment();
+                server.send(first, requestBody -> {
+                    try {
+                        methodsOwn.submit(() -> { // T1, the method's REQUIRES_NEW, committed with its mark
+                            jta.begin();
+                            new TransactionBinding(new TransactionGuard()).bind(first.claim(), true, null);
+                            assertThat(jta.commit()).isTrue();
+                        }).get(5, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return Response.status(201).entity("paid").build();
+                });
+                jta.rollback();
+                Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+                assertThat(retry.status).as("the work committed in T1: it never runs again").isEqualTo(409);
+                assertThat(server.executions()).isEqualTo(1);
+            } finally {
+                methodsOwn.shutdownNow();
+            }
         });
     }
 

@@ -155,6 +155,19 @@ class WebhookKeySourcesTest {
     }
 
     @Test
+    void anEmptyOrBlankKeyInTheBodyGets400InvalidKey() {
+        Server server = library.server("stripe");
+
+        for (String id : List.of("", "   ")) {
+            Answer answer = server.send(post("/hooks/stripe", "{\"id\":\"" + id + "\"}"), receiver());
+
+            assertThat(answer.status).as("'%s'", id).isEqualTo(400);
+            assertThat(answer.problemType()).isEqualTo("invalid-key");
+        }
+        assertThat(server.executions()).isZero();
+    }
+
+    @Test
     void aBodyThatIsNotJsonGets400MissingKeySayingSo() {
         Server server = library.server("stripe");
 
