@@ -29,10 +29,7 @@ public final class StageEnds {
      * @return a stage completed as {@code stage} was, after {@code settle} ran (even if it threw)
      */
     public static <T> CompletableFuture<T> after(CompletionStage<T> stage, BiConsumer<? super T, ? super Throwable> settle) {
-        // Of the stage's own kind where it can make one: a ManagedCompletableFuture keeps running the
-        // caller's dependants with the application's context (naming, CDI, security).
-        CompletableFuture<T> settled = stage instanceof CompletableFuture<T> future ? future.newIncompleteFuture()
-                : new CompletableFuture<>();
+        CompletableFuture<T> settled = incompleteLike(stage);
         stage.whenComplete((value, failure) -> {
             try {
                 settle.accept(value, failure);
@@ -47,5 +44,26 @@ public final class StageEnds {
             }
         });
         return settled;
+    }
+
+    /**
+     * @return an incomplete future of the stage's own kind where one can be made and completed (a
+     *     ManagedCompletableFuture keeps running the caller's dependants with the application's
+     *     context: naming, CDI, security); else a plain one. A minimal stage
+     *     ({@code CompletableFuture.completedStage}, {@code minimalCompletionStage}) makes only
+     *     minimal stages, which cannot be completed and answer every such call with
+     *     UnsupportedOperationException: the caller would wait for ever.
+     */
+    private static <T> CompletableFuture<T> incompleteLike(CompletionStage<T> stage) {
+        if (stage instanceof CompletableFuture<T> future) {
+            CompletableFuture<T> made = future.newIncompleteFuture();
+            try {
+                made.isDone();
+                return made;
+            } catch (UnsupportedOperationException minimal) {
+                // a minimal stage: a plain future below
+            }
+        }
+        return new CompletableFuture<>();
     }
 }

@@ -33,6 +33,21 @@ public final class KeyExtractor {
 
     private static final String JMS_MESSAGE = "jakarta.jms.Message";
 
+    /**
+     * Whether a class's text is its identity (its toString() is Object's): a value of a type that is
+     * not final is checked per call, once per class.
+     */
+    private static final ClassValue<Boolean> WITHOUT_TEXT = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("toString").getDeclaringClass() == Object.class;
+            } catch (NoSuchMethodException e) {
+                return Boolean.FALSE;
+            }
+        }
+    };
+
     /** One marked parameter: where it is, how to read it, and how to name it in messages. */
     private record Part(int index, String label, List<MethodHandle> steps) {
     }
@@ -101,7 +116,7 @@ public final class KeyExtractor {
             return "an array, whose text is its identity";
         }
         if (type.isPrimitive() || !Modifier.isFinal(type.getModifiers())) {
-            return null; // a number or a boolean; or values of subclasses that may declare their own toString()
+            return null; // a number or a boolean; or values of subclasses that may declare their own (checked per call)
         }
         try {
             if (type.getMethod("toString").getDeclaringClass() == Object.class) {
@@ -161,6 +176,10 @@ public final class KeyExtractor {
         if (value.getClass().isArray()) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
                     "is an array, whose text is its identity"));
+        }
+        if (WITHOUT_TEXT.get(value.getClass())) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
+                    "is of a class that does not declare toString(), whose text is its identity"));
         }
         String text = value.toString();
         if (text.isEmpty()) {

@@ -122,6 +122,12 @@ class MethodInvocationsTest {
         }
 
         @Idempotent
+        public CompletionStage<String> minimal(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            return CompletableFuture.completedStage("done " + id);
+        }
+
+        @Idempotent
         public CompletionStage<Receipt> declined(@IdempotencyKey String id) {
             executions.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalArgumentException("card declined"));
@@ -354,6 +360,14 @@ class MethodInvocationsTest {
 
         assertThatThrownBy(() -> consumer.priced("p-1")).isExactlyInstanceOf(IdempotencyException.class)
                 .hasMessageContaining("IDEMP0309");
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    /** A minimal stage (CompletableFuture.completedStage) cannot be completed: the caller still gets its value. */
+    @Test
+    void aMinimalStageReachesTheCallerAndIsReplayed() throws Exception {
+        assertThat(consumer.minimal("m-1").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("done m-1");
+        assertThat(consumer.minimal("m-1").toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("done m-1");
         assertThat(consumer.executions()).isEqualTo(1);
     }
 

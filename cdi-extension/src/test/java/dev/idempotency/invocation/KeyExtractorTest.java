@@ -154,8 +154,17 @@ class KeyExtractorTest {
                         + "@IdempotencyKey on parameter 0 is of type byte[], an array");
         assertThatThrownBy(() -> extractor("withoutText")).isInstanceOf(IdempotencyDefinitionException.class)
                 .hasMessageContaining("IDEMP0150").hasMessageContaining("does not declare toString()");
-        assertThat(extractor("subclassed")).as("a class that is not final: its values may declare their own")
-                .isNotNull();
+        KeyExtractor subclassed = extractor("subclassed");
+        assertThat(subclassed).as("a class that is not final: its values may declare their own").isNotNull();
+        assertThatThrownBy(() -> subclassed.extract(new Object[] {order})).as("this one does not: refused per call")
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("does not declare toString()");
+        Order named = new Order("o-1", null, false) {
+            @Override
+            public String toString() {
+                return "order o-1";
+            }
+        };
+        assertThat(subclassed.extract(new Object[] {named})).isEqualTo("order o-1");
     }
 
     @Test

@@ -90,6 +90,8 @@ public class SeparateRecordTransactions implements RecordTransactions {
     volatile BooleanSupplier callerCommitted = caller::committed;
     /** Whether the caller's transaction on this thread rolled back; a field for tests. */
     volatile BooleanSupplier callerRolledBack = caller::rolledBack;
+    /** Whether the caller's transaction on this thread ended with an outcome nobody can tell; a field for tests. */
+    volatile BooleanSupplier callerUnknown = caller::outcomeUnknown;
 
     /** For CDI. */
     public SeparateRecordTransactions() {
@@ -211,10 +213,11 @@ public class SeparateRecordTransactions implements RecordTransactions {
 
     @Override
     public <T> T inCallerTransaction(Function<EntityManager, T> work) {
-        if (callerCommitted.getAsBoolean()) {
+        if (callerCommitted.getAsBoolean() || callerUnknown.getAsBoolean()) {
             // A completion from the caller's afterCompletion, the committed transaction still on the
             // thread (Narayana): joining it would run the update outside any live transaction and keep
-            // its row lock; the completion gets a transaction of its own, waited for.
+            // its row lock; the completion gets a transaction of its own, waited for. So does the
+            // mark of work whose transaction's outcome is unknown (it may have committed).
             return onOwnThread(work, true);
         }
         if (callerRolledBack.getAsBoolean()) {

@@ -133,6 +133,40 @@ class OwnTransactionBoundTest extends PostgreSqlRecords {
         }
     }
 
+    /**
+     * The mark of work whose transaction's outcome is unknown (made from its afterCompletion, the
+     * ended transaction still on the thread): it cannot join that transaction, so it is made in one
+     * of the store's own, and the work is marked executed: no retry runs it again.
+     */
+    @Test
+    void theMarkOfWorkWhoseTransactionsOutcomeIsUnknownIsMadeInATransactionOfItsOwn() throws Exception {
+        ResourceLocalTransactions transactions = new ResourceLocalTransactions(factory);
+        RecordTransactions endedCaller = new RecordTransactions() { // the caller's transaction is over: no joining it
+            @Override
+            public <T> T inNewTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                return transactions.inNewTransaction(work);
+            }
+
+            @Override
+            public <T> T inCallerTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                throw new IllegalStateException("the caller's transaction ended (STATUS_UNKNOWN): nothing can join it");
+            }
+        };
+        SeparateRecordTransactions own = new SeparateRecordTransactions(endedCaller, () -> true,
+                Executors.defaultThreadFactory(), 1);
+        own.callerUnknown = () -> true;
+        JpaRecords store = new JpaRecords(own);
+        try {
+            ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim("unknown", "fp", LEASE);
+
+            assertThat(store.markExecuted("unknown", claim.owner(), LEASE, Duration.ofHours(1))).isTrue();
+
+            assertThat(store.find("unknown").orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+        } finally {
+            own.stop();
+        }
+    }
+
     /** Polled on a connection of its own, outside any transaction: a transaction sees one snapshot of the activity. */
     private static void awaitWaitingSessions(int expected) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -146,6 +146,15 @@ public final class TransactionGuard {
     }
 
     /**
+     * @return whether this thread still carries a transaction whose end the transaction manager
+     *     cannot tell ({@code STATUS_UNKNOWN}, in its synchronizations' {@code afterCompletion}):
+     *     nothing can join it any more
+     */
+    public boolean outcomeUnknown() {
+        return status(registry()) == Status.STATUS_UNKNOWN;
+    }
+
+    /**
      * @return whether this thread's transaction is rolling back or rolled back (a timeout's reaper
      *     may do that under a running method): nothing may commit on its behalf
      */
