@@ -96,12 +96,9 @@ public final class TransactionBinding {
                 }
             }
         });
-        if (deferred && active && markNow) {
-            if (!claim.markExecuted()) {
-                transactions.setRollbackOnly();
-                throw claim.takenOver();
-            }
-            claim.markedIn(transactions.transactionKey());
+        if (deferred && active && markNow && !markInThisTransaction(claim)) {
+            transactions.setRollbackOnly();
+            throw claim.takenOver();
         }
         return deferred;
     }
@@ -118,6 +115,7 @@ public final class TransactionBinding {
      * @param outcome the answer, as retries get it
      */
     public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
+        // read now: a mark made later in this transaction (before its commit) is undone by its rollback
         Object running = transactions.transactionKey();
         if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
             switch (end) {
@@ -179,8 +177,7 @@ public final class TransactionBinding {
             return true;
         }
         try {
-            if (claim.markExecuted()) {
-                claim.markedIn(transactions.transactionKey());
+            if (markInThisTransaction(claim)) {
                 return true;
             }
             transactions.setRollbackOnly();
@@ -207,14 +204,24 @@ public final class TransactionBinding {
         });
     }
 
+    /**
+     * Marks the work executed, and notes in the claim which transaction the mark was made in (a
+     * rollback of another one keeps it).
+     *
+     * @return whether marked; {@code false} if the key was taken over
+     */
+    private boolean markInThisTransaction(OwnedClaim claim) {
+        boolean marked = claim.markExecuted();
+        if (marked) {
+            claim.markedIn(transactions.transactionKey());
+        }
+        return marked;
+    }
+
     /** @return whether the work is marked executed; a store failure is logged and counts as not */
     private boolean markQuietly(OwnedClaim claim) {
         try {
-            boolean marked = claim.markExecuted();
-            if (marked) {
-                claim.markedIn(transactions.transactionKey());
-            }
-            return marked;
+            return markInThisTransaction(claim);
         } catch (RuntimeException e) {
             // Not fenced: committing the writes could let a retry run them twice.
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(claim.policy().endpoint(), claim.keyForLog()), e);

@@ -34,16 +34,21 @@ public final class KeyExtractor {
     private static final String JMS_MESSAGE = "jakarta.jms.Message";
 
     /**
-     * Whether a class's text is its identity (its toString() is Object's): a value of a type that is
-     * not final is checked per call, once per class.
+     * Why a class's text is its identity (an array; a class whose toString() is Object's), or
+     * {@code null} when it is not: asked at deployment of the declared type where that decides,
+     * and per call, once per class, of the values of other types.
      */
-    private static final ClassValue<Boolean> WITHOUT_TEXT = new ClassValue<>() {
+    private static final ClassValue<String> IDENTITY_TEXT = new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> type) {
+        protected String computeValue(Class<?> type) {
+            if (type.isArray()) {
+                return "an array, whose text is its identity";
+            }
             try {
-                return type.getMethod("toString").getDeclaringClass() == Object.class;
+                return type.getMethod("toString").getDeclaringClass() == Object.class
+                        ? "a class that does not declare toString(), whose text is its identity" : null;
             } catch (NoSuchMethodException e) {
-                return Boolean.FALSE;
+                return null; // a primitive: a number or a boolean
             }
         }
     };
@@ -112,20 +117,8 @@ public final class KeyExtractor {
      *     is not final) is checked per call for arrays only
      */
     private static String unusableKeyType(Class<?> type) {
-        if (type.isArray()) {
-            return "an array, whose text is its identity";
-        }
-        if (type.isPrimitive() || !Modifier.isFinal(type.getModifiers())) {
-            return null; // a number or a boolean; or values of subclasses that may declare their own (checked per call)
-        }
-        try {
-            if (type.getMethod("toString").getDeclaringClass() == Object.class) {
-                return "a final class that does not declare toString(), whose text is its identity";
-            }
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException("every class has toString()", e);
-        }
-        return null;
+        // values of a class that is not final may be of subclasses that declare their own (checked per call)
+        return type.isArray() || Modifier.isFinal(type.getModifiers()) ? IDENTITY_TEXT.get(type) : null;
     }
 
     /**
@@ -173,13 +166,9 @@ public final class KeyExtractor {
         if (value == null) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is null"));
         }
-        if (value.getClass().isArray()) {
-            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
-                    "is an array, whose text is its identity"));
-        }
-        if (WITHOUT_TEXT.get(value.getClass())) {
-            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(),
-                    "is of a class that does not declare toString(), whose text is its identity"));
+        String identityText = IDENTITY_TEXT.get(value.getClass());
+        if (identityText != null) {
+            throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is " + identityText));
         }
         String text = value.toString();
         if (text.isEmpty()) {

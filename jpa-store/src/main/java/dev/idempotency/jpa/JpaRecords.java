@@ -358,7 +358,7 @@ public final class JpaRecords {
                 // the row is COMPLETED by this owner and the second matches nothing, which is then
                 // this call's completion.
                 return inCallerTransaction("complete", em -> completeInTransaction(em, key, owner, outcome, retention)
-                        || completedBy(em, key, owner));
+                        || heldBy(em, key, owner, COMPLETED, clock.now()));
             }
         }
         return inCallerTransaction("complete", em -> completeInTransaction(em, key, owner, outcome, retention));
@@ -378,14 +378,6 @@ public final class JpaRecords {
                 .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("owner", owner)
                 .setParameter("inProgress", IN_PROGRESS).setParameter("executed", EXECUTED)
                 .executeUpdate() == 1;
-    }
-
-    /** @return whether the key's record is completed and was this owner's */
-    private static boolean completedBy(EntityManager em, String key, String owner) {
-        return em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
-                + " AND r.state = :completed", Long.class)
-                .setParameter("key", key).setParameter("owner", owner).setParameter("completed", COMPLETED)
-                .getSingleResult() > 0;
     }
 
     /**
@@ -423,15 +415,18 @@ public final class JpaRecords {
                     .setParameter("executed", EXECUTED).setParameter("leaseEnd", notBefore(now.plus(lease)))
                     .setParameter("expiresAt", notBefore(now.plus(retention))).setParameter("now", notAfter(now))
                     .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
-                    .executeUpdate() == 1 || markedBy(em, key, owner, now);
+                    .executeUpdate() == 1 || heldBy(em, key, owner, EXECUTED, now);
         });
     }
 
-    /** @return whether the row is executed by this owner already: a repeated mark, which changes nothing */
-    private static boolean markedBy(EntityManager em, String key, String owner, LocalDateTime now) {
+    /**
+     * @return whether the live row is in this state by this owner already: a repeated mark, or a
+     *     completion whose first statement committed with its answer lost; either changes nothing
+     */
+    private static boolean heldBy(EntityManager em, String key, String owner, String state, LocalDateTime now) {
         return em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key AND r.owner = :owner"
-                + " AND r.state = :executed AND r.expiresAt > :now", Long.class)
-                .setParameter("key", key).setParameter("owner", owner).setParameter("executed", EXECUTED)
+                + " AND r.state = :state AND r.expiresAt > :now", Long.class)
+                .setParameter("key", key).setParameter("owner", owner).setParameter("state", state)
                 .setParameter("now", notAfter(now)).getSingleResult() > 0;
     }
 

@@ -86,12 +86,13 @@ public class SeparateRecordTransactions implements RecordTransactions {
     /** Positively no caller's transaction: "cannot tell" (no registry on this thread) is not enough. */
     private BooleanSupplier callerKnownAbsent = caller::knownAbsent;
     private ThreadFactory threads;
-    /** Whether the caller's transaction on this thread committed (its {@code afterCompletion}); a field for tests. */
-    volatile BooleanSupplier callerCommitted = caller::committed;
+    /**
+     * Whether the caller's transaction on this thread ended without rolling back (its
+     * {@code afterCompletion}: committed, or an outcome nobody can tell); a field for tests.
+     */
+    volatile BooleanSupplier callerEnded = caller::endedWithoutRollback;
     /** Whether the caller's transaction on this thread rolled back; a field for tests. */
     volatile BooleanSupplier callerRolledBack = caller::rolledBack;
-    /** Whether the caller's transaction on this thread ended with an outcome nobody can tell; a field for tests. */
-    volatile BooleanSupplier callerUnknown = caller::outcomeUnknown;
 
     /** For CDI. */
     public SeparateRecordTransactions() {
@@ -213,7 +214,7 @@ public class SeparateRecordTransactions implements RecordTransactions {
 
     @Override
     public <T> T inCallerTransaction(Function<EntityManager, T> work) {
-        if (callerCommitted.getAsBoolean() || callerUnknown.getAsBoolean()) {
+        if (callerEnded.getAsBoolean()) {
             // A completion from the caller's afterCompletion, the committed transaction still on the
             // thread (Narayana): joining it would run the update outside any live transaction and keep
             // its row lock; the completion gets a transaction of its own, waited for. So does the

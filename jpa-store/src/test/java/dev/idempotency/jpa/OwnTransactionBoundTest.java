@@ -116,7 +116,7 @@ class OwnTransactionBoundTest extends PostgreSqlRecords {
             Future<ClaimResult> busy = callers.submit(() -> store.claim("busy", "fp", LEASE));
             awaitWaitingSessions(1); // the only own transaction waits for the blocker's row
 
-            own.callerCommitted = () -> true; // the paid work's transaction committed: its afterCompletion
+            own.callerEnded = () -> true; // the paid work's transaction committed: its afterCompletion
             Future<Boolean> completion = callers.submit(() -> store.complete("paid", paid.owner(),
                     StoredOutcome.of(201, Map.of(), "receipt 42".getBytes(StandardCharsets.UTF_8)), Duration.ofHours(1)));
             Thread.sleep(500);
@@ -154,7 +154,7 @@ class OwnTransactionBoundTest extends PostgreSqlRecords {
         };
         SeparateRecordTransactions own = new SeparateRecordTransactions(endedCaller, () -> true,
                 Executors.defaultThreadFactory(), 1);
-        own.callerUnknown = () -> true;
+        own.callerEnded = () -> true; // its outcome unknown
         JpaRecords store = new JpaRecords(own);
         try {
             ClaimResult.Acquired claim = (ClaimResult.Acquired) store.claim("unknown", "fp", LEASE);

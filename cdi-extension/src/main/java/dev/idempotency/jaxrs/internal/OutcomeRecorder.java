@@ -2,6 +2,8 @@ package dev.idempotency.jaxrs.internal;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -87,7 +89,7 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
             // Recorded before any byte leaves: a retry must never run a method whose answer was sent.
             LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
             transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
-                    replayableHeaders.select(context.getHeaders(), context.getMediaType())));
+                    replayable(context)));
         });
         context.setOutputStream(capture);
         try {
@@ -103,7 +105,7 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
                 if (claim.isOpen() && !claim.executed()) {
                     LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
                     transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
-                            replayableHeaders.select(context.getHeaders(), context.getMediaType())));
+                            replayable(context)));
                 } else {
                     claim.release();
                 }
@@ -114,8 +116,13 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         }
         if (!capture.overflowed()) {
             transactions.storeWhenCommitted(claim, StoredOutcome.of(claim.status(),
-                    replayableHeaders.select(context.getHeaders(), context.getMediaType()), capture.heldBytes()));
+                    replayable(context), capture.heldBytes()));
             capture.release();
         }
+    }
+
+    /** @return the headers of the answer being written that retries get with it */
+    private Map<String, List<String>> replayable(WriterInterceptorContext context) {
+        return replayableHeaders.select(context.getHeaders(), context.getMediaType());
     }
 }

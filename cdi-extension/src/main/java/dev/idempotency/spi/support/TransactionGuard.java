@@ -146,12 +146,13 @@ public final class TransactionGuard {
     }
 
     /**
-     * @return whether this thread still carries a transaction whose end the transaction manager
-     *     cannot tell ({@code STATUS_UNKNOWN}, in its synchronizations' {@code afterCompletion}):
-     *     nothing can join it any more
+     * @return whether this thread still carries a transaction that ended without rolling back (in its
+     *     synchronizations' {@code afterCompletion}): committed, or with an end the transaction
+     *     manager cannot tell ({@code STATUS_UNKNOWN}); nothing can join it any more
      */
-    public boolean outcomeUnknown() {
-        return status(registry()) == Status.STATUS_UNKNOWN;
+    public boolean endedWithoutRollback() {
+        int status = status(registry());
+        return status == Status.STATUS_COMMITTED || status == Status.STATUS_UNKNOWN;
     }
 
     /**
