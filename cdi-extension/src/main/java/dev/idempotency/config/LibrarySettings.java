@@ -207,7 +207,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
             }
             try {
                 Duration value = Duration.parse(raw);
-                if (!value.isNegative() && (zeroAllowed || !value.isZero())) {
+                if (!value.isNegative() && (zeroAllowed || !value.isZero()) && value.compareTo(PolicyResolver.LONGEST) <= 0) {
                     return value;
                 }
             } catch (DateTimeParseException e) {

@@ -33,7 +33,7 @@ public final class PolicyResolver {
      * The longest ttl or lease: far beyond any use, and well inside what every store's clock
      * arithmetic holds (nanoseconds in a {@code long} run out after 292 years).
      */
-    private static final Duration LONGEST = Duration.ofDays(36_500);
+    static final Duration LONGEST = Duration.ofDays(36_500);
 
     private final ConfigLookup config;
 

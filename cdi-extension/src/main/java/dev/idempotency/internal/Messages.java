@@ -61,7 +61,7 @@ public final class Messages {
 
     public static String invalidPositiveSettingDuration(String key, String value) {
         return "IDEMP0115: library setting " + key + "='" + value
-                + "' is not allowed; allowed: a positive ISO-8601 duration, such as PT30M or PT2H";
+                + "' is not allowed; allowed: a positive ISO-8601 duration, at most P36500D, such as PT30M or PT2H";
     }
 
     public static String invalidSettingBoolean(String key, String value) {
@@ -70,7 +70,7 @@ public final class Messages {
 
     public static String invalidSettingDuration(String key, String value) {
         return "IDEMP0114: library setting " + key + "='" + value
-                + "' is not allowed; allowed: an ISO-8601 duration of zero or more, such as PT0S (off), PT30S or PT5M";
+                + "' is not allowed; allowed: an ISO-8601 duration of zero or more, at most P36500D, such as PT0S (off), PT30S or PT5M";
     }
 
     public static String invalidHeaderName(String key, String value) {

@@ -62,6 +62,29 @@ class LibrarySettingsTest {
     }
 
     @Test
+    void durationsLongerThanAHundredYearsFailTheDeploymentInsteadOfEveryCall() {
+        // In nanoseconds (the monotonic clock's unit) a long runs out after 292 years: such a value
+        // deployed and then failed every request with an ArithmeticException.
+        config.put("idempotency.telemetry.slow-store-threshold", "P200000D");
+        config.put("idempotency.replay-cache.ttl", "P110000D");
+        config.put("idempotency.tiered.front-pause", "P36501D");
+        config.put("idempotency.tokens.ttl", "P110000D");
+
+        assertThatThrownBy(this::load)
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0114: library setting idempotency.telemetry.slow-store-threshold='P200000D' is"
+                        + " not allowed; allowed: an ISO-8601 duration of zero or more, at most P36500D")
+                .hasMessageContaining("IDEMP0114: library setting idempotency.replay-cache.ttl='P110000D'")
+                .hasMessageContaining("IDEMP0114: library setting idempotency.tiered.front-pause='P36501D'")
+                .hasMessageContaining("IDEMP0115: library setting idempotency.tokens.ttl='P110000D' is not allowed;"
+                        + " allowed: a positive ISO-8601 duration, at most P36500D");
+
+        config.clear();
+        config.put("idempotency.telemetry.slow-store-threshold", "P36500D");
+        assertThat(load().slowStoreThreshold()).isEqualTo(java.time.Duration.ofDays(36_500));
+    }
+
+    @Test
     void metricsTokensAndTheTieredStoreHaveDefaultsAndNamedErrors() {
         LibrarySettings defaults = load();
         assertThat(defaults.metricsEnabled()).isTrue();

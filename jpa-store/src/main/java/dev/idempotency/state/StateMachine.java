@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityNotFoundException;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.NoResultException;
 import jakarta.persistence.OptimisticLockException;
 
@@ -34,7 +35,10 @@ import jakarta.persistence.OptimisticLockException;
  * }
  * }</pre>
  *
- * <p>{@link #transition} reads the state and the {@code @Version} from the database, then:
+ * <p>{@link #transition} reads the state and the {@code @Version} from the database with a
+ * locking read ({@code PESSIMISTIC_WRITE}, held until the transaction ends: it sees the row as
+ * committed, not a snapshot, and keeps a provider's update of an entity in several tables from
+ * interleaving with another transaction's), then:
  * <ul>
  * <li>the entity already holds the target: nothing is written, the result says
  *     {@code changed() == false} (a duplicate request, even one that slipped past
@@ -128,13 +132,18 @@ public final class StateMachine<S extends Enum<S>> {
         for (int round = 0; round < ROUNDS; round++) {
             Object[] row;
             try {
-                row = em.createQuery(shape.read(), Object[].class).setParameter("id", id).getSingleResult();
+                // A locking read: it sees the row as committed now (not the transaction's snapshot, on
+                // MariaDB), and holds it until the write, which a provider may split into a read of
+                // ids and an update by id (an entity in several tables, on Hibernate).
+                row = em.createQuery(shape.read(), Object[].class).setParameter("id", id)
+                        .setLockMode(LockModeType.PESSIMISTIC_WRITE).getSingleResult();
             } catch (NoResultException e) {
                 throw new EntityNotFoundException(StateMessages.entityGone(shape.name(), id));
             }
             S current = states.cast(row[0]);
             if (current == target) {
-                em.refresh(entity); // the instance may predate a concurrent transaction's change
+                // the instance may predate a concurrent transaction's change; locking, to see it
+                em.refresh(entity, LockModeType.PESSIMISTIC_WRITE);
                 return new Transition<>(current, current, false);
             }
             if (current == null) {

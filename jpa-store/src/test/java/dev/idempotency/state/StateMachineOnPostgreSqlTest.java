@@ -76,18 +76,7 @@ class StateMachineOnPostgreSqlTest {
     }
 
     static <T> T inTransaction(Function<EntityManager, T> work) {
-        EntityManager em = factory.createEntityManager();
-        try {
-            em.getTransaction().begin();
-            T result = work.apply(em);
-            em.getTransaction().commit();
-            return result;
-        } finally {
-            if (em.getTransaction().isActive()) {
-                em.getTransaction().rollback();
-            }
-            em.close();
-        }
+        return ResourceLocal.inTransaction(factory, work);
     }
 
     /** @return state, version and charges as the database holds them */
