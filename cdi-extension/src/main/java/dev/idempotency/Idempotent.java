@@ -201,7 +201,8 @@ public @interface Idempotent {
      * the key are fingerprinted (as JSON-B), so that a key reused with other arguments fails with
      * {@link IdempotencyKeyReuseException} instead of replaying. Default {@code true}. Set it to
      * {@code false} when the other arguments legitimately differ between deliveries (a
-     * redelivery counter, a timestamp). HTTP requests are fingerprinted as {@link #fingerprint()} says.
+     * redelivery counter, a timestamp). HTTP requests are fingerprinted as {@link #fingerprint()} says:
+     * {@code false} on a JAX-RS resource method fails the deployment ({@code IDEMP0153}).
      *
      * @return whether non-key arguments are fingerprinted
      */

@@ -1,6 +1,7 @@
 package dev.idempotency.cdi;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +14,8 @@ import dev.idempotency.invocation.MethodPlan;
 
 /**
  * Finds endpoints that would share a key space by accident: two methods with one explicit name,
- * unless each says {@code sharedName}. (Derived identities never meet: they hold the bean class,
+ * unless each says {@code sharedName}; and methods that share one on purpose but would never
+ * meet, their keys scoped differently. (Derived identities never meet: they hold the bean class,
  * the method and its parameter types.)
  */
 final class EndpointNames {
@@ -29,16 +31,29 @@ final class EndpointNames {
     static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
             Map<BeanMethod, Optional<MethodPlan>> plans) {
         Map<String, List<BeanMethod>> byName = new TreeMap<>();
-        Map<BeanMethod, IdempotencyPolicy> all = new java.util.HashMap<>(policies);
+        Map<BeanMethod, IdempotencyPolicy> all = new HashMap<>(policies);
         plans.forEach((method, plan) -> plan.ifPresent(p -> all.put(method, p.policy())));
         all.forEach((method, policy) -> byName.computeIfAbsent(policy.endpoint(), n -> new ArrayList<>()).add(method));
         List<String> conflicts = new ArrayList<>();
         byName.forEach((name, methods) -> {
-            if (methods.size() > 1 && !methods.stream().allMatch(m -> all.get(m).sharedName())) {
+            if (methods.size() < 2) {
+                return;
+            }
+            if (!methods.stream().allMatch(m -> all.get(m).sharedName())) {
                 conflicts.add(Messages.nameTaken(name, methods.stream()
                         .map(m -> Messages.where(m.beanClass(), m.method())).sorted().toList()));
+            } else if (methods.stream().map(m -> keySpace(all.get(m))).distinct().count() > 1) {
+                // their keys are hashed with the scope (and a token's use without the endpoint): they never meet
+                conflicts.add(Messages.sharedNameKeySpaces(name, methods.stream()
+                        .map(m -> Messages.where(m.beanClass(), m.method()) + " (" + keySpace(all.get(m)) + ")")
+                        .sorted().toList()));
             }
         });
         return conflicts;
+    }
+
+    /** @return what, besides the name, makes a method's keys: its scope, and whether they are issued tokens */
+    private static String keySpace(IdempotencyPolicy policy) {
+        return "scope " + policy.scope() + (policy.serverIssuedKeys() ? ", server-issued keys" : "");
     }
 }

@@ -2,6 +2,7 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -369,9 +370,19 @@ public class IdempotencyExtension implements Extension {
         return plans.computeIfAbsent(new BeanMethod(owner, method), m -> {
             boolean planned = PolicyResolver.annotationOf(owner, method).isPresent()
                     && KeyExtractor.hasKeyParameters(method) && !ResourceMethods.isResourceMethod(owner, method);
-            return planned
-                    ? Optional.of(MethodPlan.of(owner, method, resolve(owner, method, false), settings.maxKeyLength()))
-                    : Optional.empty();
+            if (!planned) {
+                return Optional.empty();
+            }
+            Optional<MethodPlan> plan = Optional.of(MethodPlan.of(owner, method, resolve(owner, method, false),
+                    settings.maxKeyLength()));
+            // Its name is checked against the deployment's now: a failure is not kept, so every call fails.
+            Map<BeanMethod, Optional<MethodPlan>> withIt = new HashMap<>(plans);
+            withIt.put(m, plan);
+            List<String> conflicts = EndpointNames.conflicts(policies, withIt);
+            if (!conflicts.isEmpty()) {
+                throw new IdempotencyDefinitionException(String.join("; ", conflicts));
+            }
+            return plan;
         });
     }
 

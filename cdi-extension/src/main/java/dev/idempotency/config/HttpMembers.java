@@ -28,6 +28,7 @@ final class HttpMembers {
     private static final String KEY_FROM_BODY = "keyFromBody";
     private static final String FINGERPRINT = "fingerprint";
     private static final String FINGERPRINT_MEMBERS = "fingerprintMembers";
+    private static final String FINGERPRINT_ARGUMENTS = "fingerprintArguments";
 
     /** RFC 9110: content in these requests has no generally defined semantics. */
     private static final Set<String> BODILESS = Set.of("GET", "HEAD", "DELETE", "OPTIONS");
@@ -75,6 +76,7 @@ final class HttpMembers {
             refuseOnTheMethod(members, method.getAnnotation(Idempotent.class));
             return Resolved.DEFAULT;
         }
+        refuseArgumentsFingerprintOnTheMethod(members, method.getAnnotation(Idempotent.class));
         if (BODILESS.contains(httpMethod.toUpperCase(Locale.ROOT))) {
             Setting reading = pointer != null ? keyPointer
                     : fingerprint == IdempotencyFingerprint.JSON || fingerprint == IdempotencyFingerprint.MULTIPART
@@ -107,6 +109,23 @@ final class HttpMembers {
             throw new IdempotencyDefinitionException(Messages.httpMemberOnNonHttpMethod(members.where, first.key(),
                     first.value()));
         }
+    }
+
+    /**
+     * The mirror of {@link #refuseOnTheMethod}: {@code fingerprintArguments=false} set for a
+     * resource method does nothing there (its request is fingerprinted as {@code fingerprint}
+     * says), and a retry with another body would get {@code 422} where it was meant to replay.
+     */
+    private static void refuseArgumentsFingerprintOnTheMethod(Members members, Idempotent own) {
+        Optional<Setting> set = members.onMethodLevel(FINGERPRINT_ARGUMENTS)
+                .filter(s -> s.value().equalsIgnoreCase("false"));
+        if (set.isEmpty() && own != null && !own.fingerprintArguments()) {
+            set = Optional.of(new Setting("@Idempotent(" + FINGERPRINT_ARGUMENTS + ")", "false"));
+        }
+        set.ifPresent(setting -> {
+            throw new IdempotencyDefinitionException(Messages.argumentsFingerprintOnResourceMethod(members.where,
+                    setting.key(), setting.value()));
+        });
     }
 
     private static Optional<Setting> annotated(String member, String value, boolean set) {

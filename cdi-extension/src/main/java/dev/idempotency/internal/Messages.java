@@ -207,6 +207,13 @@ public final class Messages {
                 + " the fingerprint from fingerprintArguments), or the member on the class or a resource method";
     }
 
+    public static String argumentsFingerprintOnResourceMethod(String where, String key, String value) {
+        return "IDEMP0153: " + where + ": " + key + "='" + value + "' applies to methods without an HTTP request"
+                + " only, and this is a JAX-RS resource method, whose request is fingerprinted as @Idempotent(fingerprint)"
+                + " says; allowed: fingerprint=NONE where retries may carry another body under one key, or the member's"
+                + " default here";
+    }
+
     public static String unknownInProgress(String where, String key, String value, String allowed) {
         return "IDEMP0147: " + where + ": " + key + "='" + value + "' is not a choice for duplicates in flight; allowed: "
                 + allowed + " (case-insensitive)";
@@ -412,6 +419,12 @@ public final class Messages {
         return "IDEMP0121: the endpoint name \"" + name + "\" is used by " + String.join(" and ", wheres)
                 + ", which would then share their keys; allowed: one name per method, or sharedName=true on each"
                 + " of them when they are one operation on purpose";
+    }
+
+    public static String sharedNameKeySpaces(String name, java.util.List<String> wheres) {
+        return "IDEMP0152: the endpoint name \"" + name + "\" is shared by " + String.join(" and ", wheres)
+                + ", whose keys are made differently and would never meet; allowed: the same scope and serverIssuedKeys"
+                + " on every method that shares a name";
     }
 
     public static String callerFromPrincipalBean(java.util.Set<String> anonymousNames) {

@@ -100,8 +100,8 @@ public abstract class IdempotencySupportResource {
             if (found.isEmpty()) {
                 return noRecord(target);
             }
-            return noStore(Response.ok(describe(target, found.get(), flag(question, "includeBody")).build().toString(),
-                    MediaType.APPLICATION_JSON_TYPE));
+            return Response.ok(describe(target, found.get(), flag(question, "includeBody")).build().toString(),
+                    MediaType.APPLICATION_JSON_TYPE).build();
         });
     }
 
@@ -123,7 +123,7 @@ public abstract class IdempotencySupportResource {
                         target.policy().endpoint()));
                 String answer = Json.createObjectBuilder().add("endpoint", target.policy().endpoint())
                         .add("keyHash", target.keyHash()).add("released", true).build().toString();
-                return noStore(Response.ok(answer, MediaType.APPLICATION_JSON_TYPE));
+                return Response.ok(answer, MediaType.APPLICATION_JSON_TYPE).build();
             }
             if (release instanceof RecordLookup.Release.NoRecord) {
                 return noRecord(target);
@@ -139,8 +139,16 @@ public abstract class IdempotencySupportResource {
         });
     }
 
-    /** One support operation: the caller's role checked first, a bad question or a store failure answered as a problem. */
+    /**
+     * One support operation, its every answer {@code Cache-Control: no-store} (problems too: they
+     * name key hashes and leases).
+     */
     private Response answer(Function<LibrarySettings, String> role, BiFunction<IdempotencyRuntime, RecordLookup, Response> work) {
+        return noStore(Response.fromResponse(answerOf(role, work)));
+    }
+
+    /** One support operation: the caller's role checked first, a bad question or a store failure answered as a problem. */
+    private Response answerOf(Function<LibrarySettings, String> role, BiFunction<IdempotencyRuntime, RecordLookup, Response> work) {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
         LibrarySettings settings = runtime.settings();
         Response refused = refusal(settings, role.apply(settings));

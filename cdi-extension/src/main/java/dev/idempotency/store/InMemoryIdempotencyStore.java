@@ -346,9 +346,20 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
             return deadlineNanos - soon < 0 ? deadlineNanos : soon;
         }
 
-        /** @return when the sweep looks at this record again, after a look at {@code now} */
+        /**
+         * @return when the sweep looks at this record again, after a look at {@code now}: a
+         *     completed record when it expires (nobody gives it back); a claim or an executed
+         *     record, which its owner may give back any time, after as long again as it has lived
+         *     (at least a second), so that a ticket outlives a record given back by at most the
+         *     record's age, not for the rest of its lease or ttl, and a record is looked at about
+         *     log2(its lifetime in seconds) times
+         */
         long nextLookAt(long now) {
-            return state == RecordState.IN_PROGRESS && deadlineNanos - now > 0 ? deadlineNanos : expiresAtNanos;
+            if (state == RecordState.COMPLETED) {
+                return expiresAtNanos;
+            }
+            long again = now + Math.max(FIRST_LOOK_NANOS, now - claimedAtNanos);
+            return expiresAtNanos - again < 0 ? expiresAtNanos : again;
         }
 
         boolean abandonedAt(long now) {

@@ -11,7 +11,9 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyScope;
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 
 /** Explicit endpoint names: stable key spaces, shared only on purpose. */
 class EndpointNamesTest {
@@ -50,6 +52,23 @@ class EndpointNamesTest {
         }
     }
 
+    /** Shares the name, but its keys are not scoped by principal: the two would never meet. */
+    @ApplicationScoped
+    public static class SharedPerEndpoint {
+        @Idempotent(name = "orders.shared", sharedName = true, scope = IdempotencyScope.ENDPOINT)
+        public int place(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
+    /** A component the container does not report as a bean (a message-driven bean, say). */
+    public static class OrderListener {
+        @Idempotent(name = "orders.place")
+        public int onOrder(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
     @ApplicationScoped
     public static class BadName {
         @Idempotent(name = "orders place")
@@ -72,6 +91,31 @@ class EndpointNamesTest {
 
             assertThat(container.select(SharedQueue.class).get().place("o-1")).as("a replay of the first").isEqualTo(first);
             assertThat(EXECUTIONS.get()).isEqualTo(first);
+        }
+    }
+
+    @Test
+    void methodsThatShareANameButNotHowTheirKeysAreScopedFailTheDeployment() {
+        // Their keys are hashed with their scope: they would never answer each other's retries.
+        assertThatThrownBy(() -> TestContainers.weld(SharedWeb.class, SharedPerEndpoint.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0152: the endpoint name \"orders.shared\" is shared by bean "
+                        + SharedPerEndpoint.class.getName() + ", method place (scope ENDPOINT) and bean "
+                        + SharedWeb.class.getName() + ", method place (scope PRINCIPAL)");
+    }
+
+    @Test
+    void aComponentThatIsNotABeanIsRefusedAtItsFirstCallWhenItsNameIsTaken() throws Exception {
+        try (WeldContainer container = TestContainers.weld(PlaceOrder.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            var onOrder = OrderListener.class.getMethod("onOrder", String.class);
+
+            for (int call = 0; call < 2; call++) {
+                assertThatThrownBy(() -> extension.plan(OrderListener.class, onOrder))
+                        .isInstanceOf(IdempotencyDefinitionException.class)
+                        .hasMessageContaining("IDEMP0121: the endpoint name \"orders.place\" is used by bean "
+                                + OrderListener.class.getName() + ", method onOrder and bean "
+                                + PlaceOrder.class.getName() + ", method place");
+            }
         }
     }
 

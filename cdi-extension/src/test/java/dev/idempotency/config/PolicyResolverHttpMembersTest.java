@@ -64,6 +64,12 @@ class PolicyResolverHttpMembersTest {
         @Idempotent(fingerprint = IdempotencyFingerprint.NONE)
         public void remove() {
         }
+
+        /** Meant as "retries with another body replay", which fingerprint = NONE says on a resource method. */
+        @POST
+        @Idempotent(fingerprintArguments = false)
+        public void redelivered(String body) {
+        }
     }
 
     /** A message consumer: no HTTP request, its key from @IdempotencyKey. */
@@ -208,6 +214,19 @@ class PolicyResolverHttpMembersTest {
         config.put(key(Consumer.class, "onOther", "fingerprint"), "JSON");
         assertRefused(Consumer.class, "onOther").hasMessageStartingWith("IDEMP0146")
                 .hasMessageContaining(key(Consumer.class, "onOther", "fingerprint") + "='JSON'");
+    }
+
+    @Test
+    void fingerprintArgumentsOnAResourceMethodFailsWithIdemp0153() {
+        // It applies to methods without an HTTP request: on a resource method it did nothing, and
+        // a retry with another body got 422 where the definition meant it to replay.
+        assertRefused(Hooks.class, "redelivered").hasMessageStartingWith("IDEMP0153")
+                .hasMessageContaining("@Idempotent(fingerprintArguments)='false'")
+                .hasMessageContaining("fingerprint=NONE");
+
+        config.put(key(Hooks.class, "plain", "fingerprintArguments"), "false");
+        assertRefused(Hooks.class, "plain").hasMessageStartingWith("IDEMP0153")
+                .hasMessageContaining(key(Hooks.class, "plain", "fingerprintArguments") + "='false'");
     }
 
     @Test

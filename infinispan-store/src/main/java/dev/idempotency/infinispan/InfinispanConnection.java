@@ -22,6 +22,7 @@ import org.infinispan.client.hotrod.exceptions.HotRodClientException;
 import org.infinispan.commons.configuration.StringConfiguration;
 import org.infinispan.commons.marshall.ProtoStreamMarshaller;
 
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.support.ConfigLookup;
 
@@ -69,9 +70,16 @@ public class InfinispanConnection {
         this.settings = settings;
     }
 
-    /** Validates the settings at deployment: a bad value fails it with a coded message. */
+    /**
+     * Validates the settings at deployment, and the Hot Rod client's properties where the store
+     * makes its own client: a bad value fails it with a coded message, instead of every request.
+     */
     void validate(@Observes @Initialized(ApplicationScoped.class) Object started) {
         settings();
+        if (givenManager == null && !applicationManager.isResolvable()) {
+            Config config = ConfigProvider.getConfig();
+            clientConfiguration(InfinispanSettings.clientProperties(config.getPropertyNames(), ConfigLookup.of(config)));
+        }
     }
 
     /**
@@ -246,10 +254,14 @@ public class InfinispanConnection {
      */
     public static org.infinispan.client.hotrod.configuration.Configuration clientConfiguration(Properties client) {
         ConfigurationBuilder builder = new ConfigurationBuilder();
-        builder.withProperties(client);
         builder.marshaller(new ProtoStreamMarshaller());
         builder.addContextInitializer(IdempotencySchema.INSTANCE);
-        return builder.build();
+        try {
+            builder.withProperties(client);
+            return builder.build();
+        } catch (RuntimeException e) {
+            throw new IdempotencyDefinitionException(InfinispanMessages.unusableClientProperties(client, e.getMessage()));
+        }
     }
 
     private synchronized RemoteCacheManager manager() {

@@ -1,5 +1,11 @@
 package dev.idempotency.infinispan;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.TreeSet;
+
 /**
  * The coded messages of the Infinispan store, range 06xx: every one of them is written here, and
  * docs/troubleshooting.md explains each. Codes are stable: users search for them.
@@ -107,5 +113,20 @@ final class InfinispanMessages {
                 + " a retry runs it again; define it with <memory ... when-full=\"EXCEPTION\"/> in a transactional cache"
                 + " (<transaction mode=\"NON_DURABLE_XA\" locking=\"PESSIMISTIC\"/>; a full cache then refuses new keys, 503,"
                 + " and evicts nothing, as the store's own cache does) or give it a cache store";
+    }
+
+    /**
+     * IDEMP0617: the Hot Rod client refuses its properties (passwords and other secrets shown as
+     * {@code ***}).
+     */
+    static String unusableClientProperties(Properties client, String why) {
+        List<String> shown = new ArrayList<>();
+        for (String name : new TreeSet<>(client.stringPropertyNames())) {
+            String lower = name.toLowerCase(Locale.ROOT);
+            boolean secret = lower.contains("password") || lower.contains("secret") || lower.contains("token");
+            shown.add(name + "='" + (secret ? "***" : client.getProperty(name)) + "'");
+        }
+        return "IDEMP0617: the Hot Rod client cannot use the infinispan.client.hotrod.* properties (" + String.join(", ", shown)
+                + "): " + why + "; allowed: what the Infinispan client documents for each (server_list: host:port;host:port)";
     }
 }

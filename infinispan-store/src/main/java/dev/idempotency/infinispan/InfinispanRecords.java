@@ -195,8 +195,15 @@ public final class InfinispanRecords {
                     return new ClaimResult.Existing(toRecord(key, current.getValue()));
                 }
                 // Take over that owner's record, and only the version read, so that of many takers one wins.
-                if (cache.replaceWithVersion(key, claimed, current.getVersion(),
-                        keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
+                boolean taken;
+                try {
+                    taken = cache.replaceWithVersion(key, claimed, current.getVersion(),
+                            keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS);
+                } catch (RuntimeException lost) {
+                    // The write may have landed with its answer lost: the record, if ours, is the takeover.
+                    return takenOverOrThrow(key, claimed.getOwner(), keptMillis, lost);
+                }
+                if (taken) {
                     return new ClaimResult.Acquired(claimed.getOwner(), true);
                 }
                 current = cache.getWithMetadata(key); // another taker won, or a retry of ours did
@@ -228,7 +235,10 @@ public final class InfinispanRecords {
             }
             throw e;
         }
-        return now >= current.getCreated() + record.getLeaseMillis() + clockSkewMillis;
+        // A lease the clock cannot add to (damaged, or another version's "no end") never ends; the
+        // difference of two of the server's times cannot overflow where their sum with it could.
+        long leaseMillis = record.getLeaseMillis();
+        return leaseMillis >= 0 && now - current.getCreated() - clockSkewMillis >= leaseMillis;
     }
 
     /**
@@ -272,6 +282,23 @@ public final class InfinispanRecords {
             refused.addSuppressed(e);
         }
         throw refused;
+    }
+
+    /**
+     * A takeover whose write failed: confirmed when the record is this claim's (the write landed,
+     * its answer was lost), else the failure stands; without this, the record named an owner nobody
+     * had, and every retry got {@code 409} for one more lease.
+     */
+    private ClaimResult takenOverOrThrow(String key, String owner, long keptMillis, RuntimeException lost) {
+        try {
+            StoredRecord now = cache.get(key);
+            if (now != null && now.ownedBy(owner)) {
+                return ownWriteConfirmed(key, owner, keptMillis, true);
+            }
+        } catch (RuntimeException e) {
+            lost.addSuppressed(e);
+        }
+        throw lost;
     }
 
     /**
@@ -382,8 +409,16 @@ public final class InfinispanRecords {
      *     the claim ({@link StoredRecord#rewritten()}).
      */
     private boolean writtenAgain(String key, MetadataValue<StoredRecord> read, long lifespanMillis) {
-        return cache.replaceWithVersion(key, read.getValue().rewritten(), read.getVersion(),
-                lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS);
+        StoredRecord rewrite = read.getValue().rewritten();
+        if (cache.replaceWithVersion(key, rewrite, read.getVersion(),
+                lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
+            return true;
+        }
+        // The client sends a write again whose answer did not come in time, and a node slow enough
+        // to lose one answer loses the next: when the first attempt landed, the version it moved
+        // refuses the second. Only this owner writes its record with this count of rewrites.
+        StoredRecord now = cache.get(key);
+        return now != null && now.isRewriteOf(read.getValue());
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
@@ -116,6 +117,16 @@ public final class StoredRecord {
                 leaseMillis, rewrites == null ? 1 : rewrites + 1);
     }
 
+    /**
+     * @param read a record as read before {@link #rewritten()}
+     * @return whether this is that record written again by its owner: the same owner and state,
+     *     its rewrites counted one more
+     */
+    boolean isRewriteOf(StoredRecord read) {
+        return read.owner != null && read.owner.equals(owner) && read.state.equals(state)
+                && Objects.equals(rewrites, read.rewrites == null ? 1 : read.rewrites + 1);
+    }
+
     /** @return the state's name */
     @ProtoField(number = 1)
     public String getState() {
@@ -207,7 +218,9 @@ public final class StoredRecord {
         // another version's record may lack a fingerprint: it then matches no claim's
         String recordFingerprint = fingerprint == null ? "" : fingerprint;
         RecordState recordState = CLAIMED.equals(state) ? RecordState.IN_PROGRESS : known(state);
-        if (recordState == null || (recordState == RecordState.COMPLETED && outcomeStatus == null)) {
+        if (recordState == null || (recordState == RecordState.COMPLETED
+                && (outcomeStatus == null || outcomeStatus < 100 || outcomeStatus > 999))) {
+            // a status out of HTTP's range is a damaged record, not a store that does not answer
             logUnknown(key);
             return IdempotencyRecord.executed(key, recordFingerprint);
         }

@@ -30,6 +30,30 @@ class InfinispanSettingsTest {
                 "application/x-protostream");
     }
 
+    /**
+     * Hot Rod client properties the client cannot use: they deployed, and every request then failed
+     * with the client's own exception (a 503, or a run on failOpen endpoints), naming no property.
+     */
+    @Test
+    void clientPropertiesTheClientCannotUseFailTheDeploymentNamingThem() {
+        Properties badServers = new Properties();
+        badServers.setProperty("infinispan.client.hotrod.server_list", "ispn-1:11222:x");
+        Properties badRetries = new Properties();
+        badRetries.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:11222");
+        badRetries.setProperty("infinispan.client.hotrod.max_retries", "-1");
+
+        assertThatThrownBy(() -> InfinispanConnection.clientConfiguration(badServers))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageStartingWith("IDEMP0617: the Hot Rod client cannot use the infinispan.client.hotrod.* properties"
+                        + " (infinispan.client.hotrod.server_list='ispn-1:11222:x')");
+        assertThatThrownBy(() -> InfinispanConnection.clientConfiguration(badRetries))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("infinispan.client.hotrod.max_retries='-1'");
+        Properties good = new Properties();
+        good.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:11222");
+        assertThat(InfinispanConnection.clientConfiguration(good).servers()).hasSize(1);
+    }
+
     @Test
     void takesTheCacheNameAndConfigurationFromConfig() {
         InfinispanSettings settings = InfinispanSettings.load(config(Map.of(

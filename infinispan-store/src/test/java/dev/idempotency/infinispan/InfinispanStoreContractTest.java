@@ -154,6 +154,63 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     }
 
     /**
+     * A node slower than the client's socket timeout stays slow: when the client sends the mark's
+     * write twice, it sends the rewrite that confirms it twice too, the first attempt landing and
+     * its version refusing the second. The mark must count (it answered "not yours" before: the
+     * caller's work rolled back, 409 for a request nobody took over), and so must the mark asked
+     * again and the claim confirmed after a lost answer.
+     */
+    @Test
+    void writesTheClientEachSendsTwiceStillCount() throws Exception {
+        IdempotencyStore store = createStore();
+        InfinispanRecords resending = new InfinispanRecords(sendingEveryVersionedReplaceTwice(cache()), Duration.ZERO);
+        String key = freshKey();
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", LONG, LONG)).owner();
+
+        assertThat(resending.markExecuted(key, owner, LONG, LONG)).as("the mark").isTrue();
+        assertThat(resending.markExecuted(key, owner, LONG, LONG)).as("the mark asked again").isTrue();
+        assertThat(resending.complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+
+        String lost = freshKey();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        InfinispanRecords losingAndResending = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            Object answer = send.call();
+            if (method.getName().equals("putIfAbsent") && armed.compareAndSet(true, false)) {
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return method.getName().equals("replaceWithVersion") ? send.call() : answer;
+        }), Duration.ZERO);
+        assertThat(losingAndResending.claim(lost, "fp", LONG, LONG)).as("a claim whose answer was lost, confirmed")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * A takeover whose write landed and whose answer was lost: the record is the taker's. It was a
+     * 503, and every retry got 409 for one more lease (the record named an owner nobody had).
+     */
+    @Test
+    void aTakeoverWhoseAnswerWasLostIsTheTakersClaim() throws Exception {
+        String key = freshKey();
+        acquire(key, "fp", Duration.ofSeconds(1), LONG);
+        elapse(Duration.ofSeconds(1));
+        AtomicBoolean armed = new AtomicBoolean(true);
+        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            Object answer = send.call();
+            if (method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)) {
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return answer;
+        }), Duration.ZERO);
+
+        ClaimResult retry = losing.claim(key, "fp", LONG, LONG);
+
+        assertThat(retry).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(((ClaimResult.Acquired) retry).takeover()).isTrue();
+        assertThat(createStore().complete(key, ((ClaimResult.Acquired) retry).owner(), sampleOutcome(), LONG)).isTrue();
+    }
+
+    /**
      * A cache defined with a max-idle (an application's or an operator's cache, say
      * {@code <expiration max-idle="..."/>}) must not drop a record nobody read for that long: a
      * completed one lives for its retention, a claim for its lease and retention, or the key runs again.
@@ -348,6 +405,42 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
         assertThat(((ClaimResult.Existing) claim).record().state()).isEqualTo(RecordState.IN_PROGRESS);
     }
 
+    /**
+     * A claim whose record names a lease the server's clock cannot add to (a damaged record, or one
+     * of a later version meaning "no end"): never taken over. The sum overflowed, and the claim was
+     * taken over at once while its owner ran: the key ran twice.
+     */
+    @Test
+    void aClaimWhoseRecordNamesAnImpossibleLeaseIsNeverTakenOver() {
+        IdempotencyStore store = createStore();
+        for (long lease : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 1_000, -5_000}) {
+            String key = freshKey();
+            cache().put(key, new StoredRecord(StoredRecord.CLAIMED, "fp", "another-owner", null, null, null, null, lease,
+                    null), 1, TimeUnit.HOURS);
+
+            assertThat(store.claim(key, "fp", LONG, LONG)).as("a lease of %d ms", lease)
+                    .isInstanceOf(ClaimResult.Existing.class);
+        }
+    }
+
+    /**
+     * A completed record whose status is out of HTTP's range (a damaged record): its outcome is
+     * unknown, as for one without a status, and the key never runs again. Every claim and look-up
+     * of it was a 503 (a store "not answering") for its whole retention.
+     */
+    @Test
+    void aCompletedRecordWithAStatusOutOfRangeIsExecutedWithItsOutcomeUnknown() {
+        IdempotencyStore store = createStore();
+        String key = freshKey();
+        cache().put(key, new StoredRecord(RecordState.COMPLETED.name(), "fp", "another-owner", 0, List.of(), null, false,
+                null, null), 1, TimeUnit.HOURS);
+
+        ClaimResult claim = store.claim(key, "fp", LONG, LONG);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Existing.class);
+        assertThat(store.find(key)).isPresent();
+    }
+
     /** @return the cache, each operation sent to the server named in {@code sent} */
     private static RemoteCache<String, StoredRecord> recordingOperations(RemoteCache<String, StoredRecord> cache,
             List<String> sent) {
@@ -383,6 +476,14 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
             Object answer = send.call();
             return method.getName().equals("replaceWithVersion") && armed.compareAndSet(true, false)
                     ? send.call() : answer;
+        });
+    }
+
+    /** @return the cache, but every versioned replace is sent twice and answered by the second */
+    private static RemoteCache<String, StoredRecord> sendingEveryVersionedReplaceTwice(RemoteCache<String, StoredRecord> cache) {
+        return intercepted(cache, (method, args, send) -> {
+            Object answer = send.call();
+            return method.getName().equals("replaceWithVersion") ? send.call() : answer;
         });
     }
 
