@@ -124,10 +124,11 @@ public final class StateMachine<S extends Enum<S>> {
      */
     public <E> Transition<S> transition(EntityManager em, E entity, S target) {
         Objects.requireNonNull(target, "target");
+        // The shape first: it names a class that is no entity, which em.contains refuses uncoded.
+        EntityShape shape = shapes.computeIfAbsent(entity.getClass(), type -> EntityShape.of(em, type, attribute, states));
         if (!em.contains(entity)) {
             throw new IllegalArgumentException(StateMessages.notManaged(entity));
         }
-        EntityShape shape = shapes.computeIfAbsent(entity.getClass(), type -> EntityShape.of(em, type, attribute, states));
         Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
         for (int round = 0; round < ROUNDS; round++) {
             Object[] row;

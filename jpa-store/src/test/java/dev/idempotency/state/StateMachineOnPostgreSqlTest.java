@@ -203,6 +203,10 @@ class StateMachineOnPostgreSqlTest {
         assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, new GuardedOrder(1, PENDING), PAID)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("IDEMP0704");
+        // Not an entity at all: the provider's own uncoded message came first (em.contains refuses it).
+        assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, "order 42", PAID)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("IDEMP0702: java.lang.String is not an entity of this persistence unit");
     }
 
     /** Every caller finds the order in a transaction of its own, moves it, and charges it if it changed it. */
