@@ -22,10 +22,11 @@ import dev.idempotency.internal.Messages;
  * @param keys where the key comes from
  * @param fingerprinted the indices of the fingerprinted arguments
  * @param fingerprintTypes their generic types
+ * @param canons how each one's JSON is put in one order (sets and maps)
  * @param result what the method returns
  */
 public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor keys, int[] fingerprinted,
-        Type[] fingerprintTypes, ResultShape result) {
+        Type[] fingerprintTypes, ArgumentCanon[] canons, ResultShape result) {
 
     /**
      * @param beanClass the bean class
@@ -52,10 +53,12 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         int[] fingerprinted = indices.stream().mapToInt(Integer::intValue).toArray();
         Type[] generic = method.getGenericParameterTypes();
         Type[] fingerprintTypes = new Type[fingerprinted.length];
+        ArgumentCanon[] canons = new ArgumentCanon[fingerprinted.length];
         for (int i = 0; i < fingerprinted.length; i++) {
             fingerprintTypes[i] = generic[fingerprinted[i]];
+            canons[i] = ArgumentCanon.of(fingerprintTypes[i]);
         }
-        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, result);
+        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, canons, result);
     }
 
     /**
@@ -67,7 +70,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         Hashing hashing = Hashing.sha256().add("method").add(policy.endpoint());
         for (int i = 0; i < fingerprinted.length; i++) {
             try {
-                hashing.add(codec.write(arguments[fingerprinted[i]], fingerprintTypes[i]));
+                hashing.add(canons[i].apply(codec.write(arguments[fingerprinted[i]], fingerprintTypes[i])));
             } catch (RuntimeException e) {
                 throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, fingerprinted[i]), e);
             }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -52,6 +56,10 @@ class MethodInvocationsTest {
     public record OrderMessage(String orderNo, List<Line> lines) {
     }
 
+    /** A message whose payload holds a set and a map: their iteration order is not their content. */
+    public record Tagging(String orderNo, Set<String> tags, Map<String, Integer> limits) {
+    }
+
     @ApplicationScoped
     public static class Consumer {
         final AtomicInteger executions = new AtomicInteger();
@@ -73,6 +81,11 @@ class MethodInvocationsTest {
                 wait.await(10, TimeUnit.SECONDS);
             }
             return new Receipt(message.orderNo(), sequence, message.lines());
+        }
+
+        @Idempotent
+        public int tag(@IdempotencyKey("orderNo") Tagging message, Set<Line> extra) {
+            return executions.incrementAndGet();
         }
 
         @Idempotent
@@ -279,6 +292,39 @@ class MethodInvocationsTest {
         assertThatThrownBy(() -> consumer.onOrder(new OrderMessage("o-3", List.of(new Line("other", 1)))))
                 .isInstanceOf(IdempotencyKeyReuseException.class).hasMessageStartingWith("IDEMP0306");
         assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void equalSetsAndMapsInAnotherIterationOrderAreTheSameRequest() throws Exception {
+        // A retry on another node (Set.of and Map.of iterate in an order of the JVM's own) or built
+        // in another order: equal arguments must replay, not be refused as another request.
+        int first = consumer.tag(new Tagging("o-set", ordered("eu", "vip", "b2b"), orderedMap("eu", 1, "us", 2)),
+                ordered(new Line("a", 1), new Line("b", 2)));
+
+        int retry = consumer.tag(new Tagging("o-set", ordered("b2b", "eu", "vip"), orderedMap("us", 2, "eu", 1)),
+                ordered(new Line("b", 2), new Line("a", 1)));
+
+        assertThat(retry).isEqualTo(first);
+        assertThat(consumer.executions()).isEqualTo(1);
+        assertThatThrownBy(() -> consumer.tag(new Tagging("o-set", ordered("eu", "vip"), orderedMap("eu", 1, "us", 2)),
+                ordered(new Line("a", 1), new Line("b", 2)))).as("another set is another request")
+                .isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThatThrownBy(() -> consumer.tag(new Tagging("o-set", ordered("eu", "vip", "b2b"), orderedMap("eu", 1, "us", 3)),
+                ordered(new Line("a", 1), new Line("b", 2)))).as("another map is another request")
+                .isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @SafeVarargs
+    private static <T> Set<T> ordered(T... elements) {
+        return new LinkedHashSet<>(List.of(elements));
+    }
+
+    private static Map<String, Integer> orderedMap(String k1, int v1, String k2, int v2) {
+        Map<String, Integer> map = new LinkedHashMap<>();
+        map.put(k1, v1);
+        map.put(k2, v2);
+        return map;
     }
 
     @Test

@@ -1,0 +1,121 @@
+package dev.idempotency.invocation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import jakarta.json.bind.annotation.JsonbProperty;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Equal arguments whose sets and maps iterate in another order give the same JSON; others stay apart. */
+class ArgumentCanonTest {
+
+    static final ResultCodec CODEC = new ResultCodec();
+
+    public record Line(String sku, int quantity) {
+    }
+
+    public record Tagged(String id, @JsonbProperty("labels") Set<String> tags, Map<Integer, Set<Line>> byWarehouse) {
+    }
+
+    public record Page<T>(List<T> items) {
+    }
+
+    /** A bean JSON-B reads through its getters. */
+    public static class Basket {
+        private Set<Line> lines;
+
+        public Set<Line> getLines() {
+            return lines;
+        }
+
+        public void setLines(Set<Line> lines) {
+            this.lines = lines;
+        }
+    }
+
+    static Tagged tagged() {
+        return null;
+    }
+
+    static Page<Set<String>> pageOfSets() {
+        return null;
+    }
+
+    static Optional<Map<String, Integer>> optionalMap() {
+        return null;
+    }
+
+    static List<Line> plainList() {
+        return null;
+    }
+
+    private static Type type(String method) throws NoSuchMethodException {
+        return ArgumentCanonTest.class.getDeclaredMethod(method).getGenericReturnType();
+    }
+
+    private static String canonical(Object value, Type type) {
+        return new String(ArgumentCanon.of(type).apply(CODEC.write(value, type)), StandardCharsets.UTF_8);
+    }
+
+    @SafeVarargs
+    private static <T> Set<T> ordered(T... elements) {
+        return new LinkedHashSet<>(List.of(elements));
+    }
+
+    @AfterAll
+    static void close() {
+        CODEC.close();
+    }
+
+    @Test
+    void setsAndMapsAtAnyDepthTheTypeShowsAreInOneOrder() throws Exception {
+        Map<Integer, Set<Line>> one = new LinkedHashMap<>();
+        one.put(2, ordered(new Line("b", 1), new Line("a", 2)));
+        one.put(10, ordered(new Line("c", 3)));
+        Map<Integer, Set<Line>> other = new LinkedHashMap<>();
+        other.put(10, ordered(new Line("c", 3)));
+        other.put(2, ordered(new Line("a", 2), new Line("b", 1)));
+
+        String first = canonical(new Tagged("t", ordered("vip", "eu"), one), type("tagged"));
+        String second = canonical(new Tagged("t", ordered("eu", "vip"), other), type("tagged"));
+
+        assertThat(first).isEqualTo(second).contains("\"labels\":[\"eu\",\"vip\"]");
+        assertThat(canonical(new Tagged("t", ordered("eu"), one), type("tagged"))).as("another set").isNotEqualTo(first);
+        assertThat(canonical(new Page<>(List.of(ordered("x", "y"), ordered("z"))), type("pageOfSets")))
+                .isEqualTo(canonical(new Page<>(List.of(ordered("y", "x"), ordered("z"))), type("pageOfSets")))
+                .as("a list keeps its order")
+                .isNotEqualTo(canonical(new Page<>(List.of(ordered("z"), ordered("y", "x"))), type("pageOfSets")));
+        Map<String, Integer> ab = new LinkedHashMap<>(Map.of("a", 1));
+        ab.put("b", 2);
+        Map<String, Integer> ba = new LinkedHashMap<>(Map.of("b", 2));
+        ba.put("a", 1);
+        assertThat(canonical(Optional.of(ab), type("optionalMap"))).isEqualTo(canonical(Optional.of(ba), type("optionalMap")))
+                .isEqualTo("{\"a\":1,\"b\":2}");
+        Basket left = new Basket();
+        left.setLines(ordered(new Line("a", 1), new Line("b", 1)));
+        Basket right = new Basket();
+        right.setLines(ordered(new Line("b", 1), new Line("a", 1)));
+        assertThat(canonical(left, Basket.class)).isEqualTo(canonical(right, Basket.class));
+    }
+
+    @Test
+    void anArgumentWithoutSetsOrMapsIsLeftAsJsonBWroteIt() throws Exception {
+        byte[] written = CODEC.write(List.of(new Line("b", 1), new Line("a", 2)), type("plainList"));
+
+        ArgumentCanon canon = ArgumentCanon.of(type("plainList"));
+
+        assertThat(canon.reorders()).isFalse();
+        assertThat(canon.apply(written)).isSameAs(written);
+        assertThat(ArgumentCanon.of(type("tagged")).reorders()).isTrue();
+    }
+}
