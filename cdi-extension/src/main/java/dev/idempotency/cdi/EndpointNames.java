@@ -30,10 +30,31 @@ final class EndpointNames {
      */
     static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
             Map<BeanMethod, Optional<MethodPlan>> plans) {
+        return conflicts(policies, plans, null);
+    }
+
+    /**
+     * @param name an endpoint name
+     * @param policies the resource methods' policies
+     * @param plans the non-HTTP methods' plans
+     * @return the coded message of that name's conflict, if it has one (a component found at its
+     *     first call is judged by its own name, not refused for others')
+     */
+    static List<String> conflictsOf(String name, Map<BeanMethod, IdempotencyPolicy> policies,
+            Map<BeanMethod, Optional<MethodPlan>> plans) {
+        return conflicts(policies, plans, name);
+    }
+
+    private static List<String> conflicts(Map<BeanMethod, IdempotencyPolicy> policies,
+            Map<BeanMethod, Optional<MethodPlan>> plans, String only) {
         Map<String, List<BeanMethod>> byName = new TreeMap<>();
         Map<BeanMethod, IdempotencyPolicy> all = new HashMap<>(policies);
         plans.forEach((method, plan) -> plan.ifPresent(p -> all.put(method, p.policy())));
-        all.forEach((method, policy) -> byName.computeIfAbsent(policy.endpoint(), n -> new ArrayList<>()).add(method));
+        all.forEach((method, policy) -> {
+            if (only == null || only.equals(policy.endpoint())) {
+                byName.computeIfAbsent(policy.endpoint(), n -> new ArrayList<>()).add(method);
+            }
+        });
         List<String> conflicts = new ArrayList<>();
         byName.forEach((name, methods) -> {
             if (methods.size() < 2) {

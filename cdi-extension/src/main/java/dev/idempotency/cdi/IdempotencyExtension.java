@@ -66,6 +66,8 @@ public class IdempotencyExtension implements Extension {
     private final Map<String, Bean<?>> moduleStores = new ConcurrentHashMap<>();
     /** The plans of the non-HTTP methods, by bean class: from deployment, or built at a first call. */
     private final Map<BeanMethod, Optional<MethodPlan>> plans = new ConcurrentHashMap<>();
+    /** Held while a method found after deployment is checked and added (its name against all others'). */
+    private final Object firstUses = new Object();
     /**
      * The plans by the class of the intercepted instance (a container's subclass or proxy of the
      * bean class, or the bean class itself), found once per class and method: no reflection per call.
@@ -304,9 +306,21 @@ public class IdempotencyExtension implements Extension {
         if (known != null) {
             return known;
         }
-        IdempotencyPolicy resolved = policies.computeIfAbsent(beanMethod, m -> resolve(beanClass, method, true));
-        resourceMethods.add(beanMethod);
-        return resolved;
+        synchronized (firstUses) {
+            known = policies.get(beanMethod);
+            if (known != null) {
+                return known;
+            }
+            IdempotencyPolicy resolved = resolve(beanClass, method, true);
+            // a container's subclass of a class known at deployment is that class, not a second user of its name
+            BeanMethod declared = new BeanMethod(ContainerSubclasses.beanClassOf(beanClass, method), method);
+            if (!policies.containsKey(declared)) {
+                refuseTakenName(resolved.endpoint(), Map.of(declared, resolved), Map.of());
+            }
+            policies.put(beanMethod, resolved);
+            resourceMethods.add(beanMethod);
+            return resolved;
+        }
     }
 
     /**
@@ -366,24 +380,46 @@ public class IdempotencyExtension implements Extension {
      * did not report as a bean, one built now.
      */
     private Optional<MethodPlan> findPlan(Class<?> targetClass, Method method) {
-        Class<?> owner = ContainerSubclasses.beanClassOf(targetClass, method);
-        return plans.computeIfAbsent(new BeanMethod(owner, method), m -> {
+        BeanMethod beanMethod = new BeanMethod(ContainerSubclasses.beanClassOf(targetClass, method), method);
+        Optional<MethodPlan> known = plans.get(beanMethod);
+        if (known != null) {
+            return known;
+        }
+        synchronized (firstUses) {
+            known = plans.get(beanMethod);
+            if (known != null) {
+                return known;
+            }
+            Class<?> owner = beanMethod.beanClass();
             boolean planned = PolicyResolver.annotationOf(owner, method).isPresent()
                     && KeyExtractor.hasKeyParameters(method) && !ResourceMethods.isResourceMethod(owner, method);
-            if (!planned) {
-                return Optional.empty();
+            Optional<MethodPlan> plan = planned
+                    ? Optional.of(MethodPlan.of(owner, method, resolve(owner, method, false), settings.maxKeyLength()))
+                    : Optional.empty();
+            if (plan.isPresent()) {
+                refuseTakenName(plan.get().policy().endpoint(), Map.of(), Map.of(beanMethod, plan));
             }
-            Optional<MethodPlan> plan = Optional.of(MethodPlan.of(owner, method, resolve(owner, method, false),
-                    settings.maxKeyLength()));
-            // Its name is checked against the deployment's now: a failure is not kept, so every call fails.
-            Map<BeanMethod, Optional<MethodPlan>> withIt = new HashMap<>(plans);
-            withIt.put(m, plan);
-            List<String> conflicts = EndpointNames.conflicts(policies, withIt);
-            if (!conflicts.isEmpty()) {
-                throw new IdempotencyDefinitionException(String.join("; ", conflicts));
-            }
+            plans.put(beanMethod, plan);
             return plan;
-        });
+        }
+    }
+
+    /**
+     * Checks the name of a method found after deployment (a message-driven bean at its first call,
+     * a JAX-RS resource that is no bean when JAX-RS starts) against every method known: a failure
+     * is not kept, so every use fails until the definition is fixed. Under {@link #firstUses}, so
+     * that two such methods found at once see each other.
+     */
+    private void refuseTakenName(String name, Map<BeanMethod, IdempotencyPolicy> newPolicy,
+            Map<BeanMethod, Optional<MethodPlan>> newPlan) {
+        Map<BeanMethod, IdempotencyPolicy> allPolicies = new HashMap<>(policies);
+        allPolicies.putAll(newPolicy);
+        Map<BeanMethod, Optional<MethodPlan>> allPlans = new HashMap<>(plans);
+        allPlans.putAll(newPlan);
+        List<String> conflicts = EndpointNames.conflictsOf(name, allPolicies, allPlans);
+        if (!conflicts.isEmpty()) {
+            throw new IdempotencyDefinitionException(String.join("; ", conflicts));
+        }
     }
 
     private static boolean isAsynchronousEjb(Class<?> beanClass, Method method) {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
 
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,31 @@ class EndpointNamesTest {
         }
     }
 
+    /** JAX-RS resources that are no beans: JAX-RS reports them when it starts. */
+    @Path("a")
+    public static class ResourceA {
+        @POST
+        @Idempotent(name = "resources.shared")
+        public void create() {
+        }
+    }
+
+    @Path("b")
+    public static class ResourceB {
+        @POST
+        @Idempotent(name = "resources.shared")
+        public void create() {
+        }
+    }
+
+    /** A message-driven bean whose name nobody else holds. */
+    public static class UniqueListener {
+        @Idempotent(name = "orders.unique")
+        public int onOrder(@IdempotencyKey String orderNo) {
+            return EXECUTIONS.incrementAndGet();
+        }
+    }
+
     @ApplicationScoped
     public static class BadName {
         @Idempotent(name = "orders place")
@@ -116,6 +143,21 @@ class EndpointNamesTest {
                                 + OrderListener.class.getName() + ", method onOrder and bean "
                                 + PlaceOrder.class.getName() + ", method place");
             }
+        }
+    }
+
+    @Test
+    void componentsFoundAfterTheDeploymentAreJudgedByTheirOwnNames() throws Exception {
+        try (WeldContainer container = TestContainers.weld(PlaceOrder.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            extension.policy(ResourceA.class, ResourceA.class.getMethod("create"));
+
+            assertThatThrownBy(() -> extension.policy(ResourceB.class, ResourceB.class.getMethod("create")))
+                    .as("a second resource with the name, when JAX-RS starts")
+                    .isInstanceOf(IdempotencyDefinitionException.class).hasMessageStartingWith("IDEMP0121")
+                    .hasMessageContaining(ResourceA.class.getName()).hasMessageContaining(ResourceB.class.getName());
+            assertThat(extension.plan(UniqueListener.class, UniqueListener.class.getMethod("onOrder", String.class)))
+                    .as("a listener with a name of its own, whatever other components hold").isNotNull();
         }
     }
 

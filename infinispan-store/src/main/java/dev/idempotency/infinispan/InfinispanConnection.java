@@ -254,10 +254,13 @@ public class InfinispanConnection {
      */
     public static org.infinispan.client.hotrod.configuration.Configuration clientConfiguration(Properties client) {
         ConfigurationBuilder builder = new ConfigurationBuilder();
-        builder.marshaller(new ProtoStreamMarshaller());
-        builder.addContextInitializer(IdempotencySchema.INSTANCE);
         try {
             builder.withProperties(client);
+            // after the properties: a uri's configuration, read by withProperties, replaces the
+            // marshaller and the context initializers set before it (and a marshaller property
+            // would replace the store's)
+            builder.marshaller(new ProtoStreamMarshaller());
+            builder.addContextInitializer(IdempotencySchema.INSTANCE);
             return builder.build();
         } catch (RuntimeException e) {
             throw new IdempotencyDefinitionException(InfinispanMessages.unusableClientProperties(client, e.getMessage()));

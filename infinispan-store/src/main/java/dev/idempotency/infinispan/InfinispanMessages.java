@@ -123,10 +123,14 @@ final class InfinispanMessages {
         List<String> shown = new ArrayList<>();
         for (String name : new TreeSet<>(client.stringPropertyNames())) {
             String lower = name.toLowerCase(Locale.ROOT);
-            boolean secret = lower.contains("password") || lower.contains("secret") || lower.contains("token");
+            // a uri may hold the user's password, and the client's reason may quote it
+            boolean secret = lower.contains("password") || lower.contains("secret") || lower.contains("token")
+                    || lower.endsWith(".uri");
             shown.add(name + "='" + (secret ? "***" : client.getProperty(name)) + "'");
         }
+        String reason = client.getProperty("infinispan.client.hotrod.uri") == null ? why : "(not shown: it may quote the uri)";
         return "IDEMP0617: the Hot Rod client cannot use the infinispan.client.hotrod.* properties (" + String.join(", ", shown)
-                + "): " + why + "; allowed: what the Infinispan client documents for each (server_list: host:port;host:port)";
+                + "): " + reason + "; allowed: what the Infinispan client documents for each (server_list:"
+                + " host:port;host:port; uri: hotrod://user:password@host:port)";
     }
 }

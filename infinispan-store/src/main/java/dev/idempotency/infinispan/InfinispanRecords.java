@@ -90,6 +90,9 @@ public final class InfinispanRecords {
     private static final long PROBE_MILLIS = 10_000;
     /** Takeover attempts of one claim when the record keeps changing under it; then it answers in progress. */
     private static final int MAX_TAKEOVER_ROUNDS = 3;
+
+    /** How often a rewrite whose answer was lost after it landed is written once more. */
+    private static final int REWRITE_ATTEMPTS = 4;
     /**
      * Every write's max-idle: none. A max-idle of 0 would mean the cache's default, so a cache
      * defined with {@code <expiration max-idle="..."/>} would drop a record nobody read for that
@@ -409,16 +412,24 @@ public final class InfinispanRecords {
      *     the claim ({@link StoredRecord#rewritten()}).
      */
     private boolean writtenAgain(String key, MetadataValue<StoredRecord> read, long lifespanMillis) {
-        StoredRecord rewrite = read.getValue().rewritten();
-        if (cache.replaceWithVersion(key, rewrite, read.getVersion(),
-                lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
-            return true;
+        MetadataValue<StoredRecord> current = read;
+        for (int attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+            if (cache.replaceWithVersion(key, current.getValue().rewritten(), current.getVersion(),
+                    lifespanMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE, TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            // The client sends a write again whose answer did not come in time, and a node slow
+            // enough to lose one answer may lose the next: when the first attempt landed, the
+            // version it moved refuses the second. Landed is not acknowledged (it may be on the
+            // primary owner alone, and a read cannot tell): our own rewrite read back is written
+            // once more, until one is acknowledged.
+            MetadataValue<StoredRecord> now = cache.getWithMetadata(key);
+            if (now == null || !now.getValue().isRewriteOf(current.getValue())) {
+                return false;
+            }
+            current = now;
         }
-        // The client sends a write again whose answer did not come in time, and a node slow enough
-        // to lose one answer loses the next: when the first attempt landed, the version it moved
-        // refuses the second. Only this owner writes its record with this count of rewrites.
-        StoredRecord now = cache.get(key);
-        return now != null && now.isRewriteOf(read.getValue());
+        return false;
     }
 
     /**

@@ -52,6 +52,30 @@ class InfinispanSettingsTest {
         Properties good = new Properties();
         good.setProperty("infinispan.client.hotrod.server_list", "127.0.0.1:11222");
         assertThat(InfinispanConnection.clientConfiguration(good).servers()).hasSize(1);
+        Properties badUri = new Properties();
+        badUri.setProperty("infinispan.client.hotrod.uri", "hotrod://idem:s3cret@[bad");
+        assertThatThrownBy(() -> InfinispanConnection.clientConfiguration(badUri))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("infinispan.client.hotrod.uri='***'").hasMessageNotContaining("s3cret");
+    }
+
+    /**
+     * A client configured by URI (Infinispan's usual form) or naming a marshaller of its own still
+     * marshals the store's records: the URI's configuration replaced the store's schema when read
+     * after it, and every call then failed.
+     */
+    @Test
+    void theStoresSchemaAndMarshallerSurviveAClientConfiguredByUri() {
+        Properties byUri = new Properties();
+        byUri.setProperty("infinispan.client.hotrod.uri", "hotrod://idem:secret@127.0.0.1:11222");
+        byUri.setProperty("infinispan.client.hotrod.marshaller",
+                "org.infinispan.commons.marshall.JavaSerializationMarshaller");
+
+        var configuration = InfinispanConnection.clientConfiguration(byUri);
+
+        assertThat(configuration.getContextInitializers()).contains(IdempotencySchema.INSTANCE);
+        assertThat(configuration.marshaller()).isInstanceOf(org.infinispan.commons.marshall.ProtoStreamMarshaller.class);
+        assertThat(configuration.servers()).hasSize(1);
     }
 
     @Test

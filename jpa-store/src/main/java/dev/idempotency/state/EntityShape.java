@@ -1,10 +1,14 @@
 package dev.idempotency.state;
 
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Member;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import jakarta.persistence.Column;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Table;
 import jakarta.persistence.metamodel.Attribute;
 import jakarta.persistence.metamodel.EntityType;
 import jakarta.persistence.metamodel.SingularAttribute;
@@ -52,6 +56,11 @@ record EntityShape(String name, String read, String write) {
             problems.add("the state attribute '" + attribute + "' (name it with StateMachine.Builder.attribute)");
         } else if (state.getJavaType() != states) {
             problems.add("'" + attribute + "' of type " + states.getName() + " (it is a " + state.getJavaType().getName() + ")");
+        } else if (secondaryTableOf(state) != null) {
+            // Hibernate reads a secondary table with an outer join, which PostgreSQL does not lock: it
+            // then locks "after the query", a projection never, and two transactions both moved it.
+            problems.add("'" + attribute + "' in the entity's own table, beside its @Version (it is in the secondary table "
+                    + secondaryTableOf(state) + ", whose row a provider may read without the lock)");
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(
@@ -63,6 +72,18 @@ record EntityShape(String name, String read, String write) {
                 "SELECT e." + attribute + ", e." + versionName + " FROM " + name + " e WHERE e." + id + " = :id",
                 "UPDATE " + name + " e SET e." + attribute + " = :to, e." + versionName + " = e." + versionName + " + 1"
                         + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + versionName + " = :version");
+    }
+
+    /** @return the secondary table the attribute's column names (an annotation on its field or getter), or null */
+    private static String secondaryTableOf(Attribute<?, ?> attribute) {
+        Member member = attribute.getJavaMember();
+        Column column = member instanceof AnnotatedElement annotated ? annotated.getAnnotation(Column.class) : null;
+        if (column == null || column.table().isEmpty()) {
+            return null;
+        }
+        // a table other than the entity's own (@Table) is a secondary one, declared or mapped in orm.xml
+        Table own = member.getDeclaringClass().getAnnotation(Table.class);
+        return own != null && own.name().equalsIgnoreCase(column.table()) ? null : column.table();
     }
 
     /** The instance's class or, for a provider's proxy or subclass, the nearest entity above it. */

@@ -5,6 +5,7 @@ import static dev.idempotency.state.OrderState.PAID;
 import static dev.idempotency.state.OrderState.PENDING;
 import static dev.idempotency.state.ResourceLocal.inTransaction;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -78,15 +80,57 @@ class StateMachineOnHibernateTest {
     }
 
     @Test
-    void anEntityInSeveralTablesIsMovedOnceByConcurrentTransactions() throws Exception {
+    void anEntityInSeveralTablesIsMovedOnceWhenOneTransactionHoldsItAsItsRootClass() throws Exception {
+        // A lazy reference or getReference gives a proxy of the root class; the other transaction
+        // has the concrete class: both must lock the same row.
+        movedOnceByTwoTransactions((em, id) -> em.getReference(GuardedPayment.class, id));
+    }
+
+    /**
+     * Hibernate reads a secondary table with an outer join, which PostgreSQL does not lock: it
+     * locks "after the query", a projection never, and two concurrent transactions both moved the
+     * entity (two charges). Such an entity is refused, naming where its state is.
+     */
+    @Test
+    void anEntityWhoseStateIsInASecondaryTableIsRefused() throws Exception {
         String url = "jdbc:postgresql://127.0.0.1:5432/test";
         try (Connection connection = DriverManager.getConnection(url, "postgres", "");
                 Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS guarded_payment (id BIGINT PRIMARY KEY, DTYPE VARCHAR(31),"
-                    + " state VARCHAR(16), version BIGINT NOT NULL)");
-            statement.execute("CREATE TABLE IF NOT EXISTS guarded_card_payment (id BIGINT PRIMARY KEY"
-                    + " REFERENCES guarded_payment (id), card VARCHAR(32))");
+            statement.execute("CREATE TABLE IF NOT EXISTS guarded_invoice (id BIGINT PRIMARY KEY, version BIGINT NOT NULL)");
+            statement.execute("CREATE TABLE IF NOT EXISTS guarded_invoice_state (id BIGINT PRIMARY KEY"
+                    + " REFERENCES guarded_invoice (id), state VARCHAR(16))");
         }
+        EntityManagerFactory factory = factory(url, "postgres");
+        try {
+            long id = IDS.incrementAndGet();
+            inTransaction(factory, em -> {
+                em.persist(new GuardedInvoice(id, PENDING));
+                return null;
+            });
+
+            assertThatThrownBy(() -> inTransaction(factory,
+                    em -> ORDERS.transition(em, em.find(GuardedInvoice.class, id), PAID)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("IDEMP0702")
+                    .hasMessageContaining("'state' in the entity's own table, beside its @Version (it is in the secondary"
+                            + " table guarded_invoice_state");
+        } finally {
+            factory.close();
+        }
+    }
+
+    @Test
+    void anEntityInSeveralTablesIsMovedOnceByConcurrentTransactions() throws Exception {
+        movedOnceByTwoTransactions((em, id) -> em.find(GuardedCardPayment.class, id));
+    }
+
+    /**
+     * The first transaction moves a card payment (held as {@code firstHolds} says) and waits; the
+     * second, with the concrete class, must wait for it and then find the move done.
+     */
+    private static void movedOnceByTwoTransactions(BiFunction<EntityManager, Long, Object> firstHolds) throws Exception {
+        String url = "jdbc:postgresql://127.0.0.1:5432/test";
+        paymentTables(url);
         EntityManagerFactory factory = factory(url, "postgres");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -98,7 +142,7 @@ class StateMachineOnHibernateTest {
             EntityManager first = factory.createEntityManager();
             try {
                 first.getTransaction().begin();
-                assertThat(ORDERS.transition(first, first.find(GuardedCardPayment.class, id), PAID).changed()).isTrue();
+                assertThat(ORDERS.transition(first, firstHolds.apply(first, id), PAID).changed()).isTrue();
 
                 Future<Transition<OrderState>> second = pool.submit(() -> inTransaction(factory,
                         em -> ORDERS.transition(em, em.find(GuardedCardPayment.class, id), PAID)));
@@ -117,6 +161,16 @@ class StateMachineOnHibernateTest {
         } finally {
             pool.shutdownNow();
             factory.close();
+        }
+    }
+
+    private static void paymentTables(String url) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS guarded_payment (id BIGINT PRIMARY KEY, DTYPE VARCHAR(31),"
+                    + " state VARCHAR(16), version BIGINT NOT NULL)");
+            statement.execute("CREATE TABLE IF NOT EXISTS guarded_card_payment (id BIGINT PRIMARY KEY"
+                    + " REFERENCES guarded_payment (id), card VARCHAR(32))");
         }
     }
 
