@@ -2,6 +2,7 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -312,10 +313,10 @@ public class IdempotencyExtension implements Extension {
                 return known;
             }
             IdempotencyPolicy resolved = resolve(beanClass, method, true);
-            // a container's subclass of a class known at deployment is that class, not a second user of its name
-            BeanMethod declared = new BeanMethod(ContainerSubclasses.beanClassOf(beanClass, method), method);
-            if (!policies.containsKey(declared)) {
-                refuseTakenName(resolved.endpoint(), Map.of(declared, resolved), Map.of());
+            // A class the runtime generated from one known at deployment (a proxy, an EJB view) is
+            // that class, not a second user of its name.
+            if (!generatedFromAKnownClass(beanClass, method)) {
+                refuseTakenName(resolved.endpoint(), Map.of(beanMethod, resolved), Map.of());
             }
             policies.put(beanMethod, resolved);
             resourceMethods.add(beanMethod);
@@ -402,6 +403,18 @@ public class IdempotencyExtension implements Extension {
             plans.put(beanMethod, plan);
             return plan;
         }
+    }
+
+    /** @return whether a class above this one already has a policy for this method (by name and parameters) */
+    private boolean generatedFromAKnownClass(Class<?> beanClass, Method method) {
+        for (BeanMethod known : policies.keySet()) {
+            if (known.beanClass() != beanClass && known.beanClass().isAssignableFrom(beanClass)
+                    && known.method().getName().equals(method.getName())
+                    && Arrays.equals(known.method().getParameterTypes(), method.getParameterTypes())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.idempotency.invocation;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
@@ -24,15 +23,9 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import jakarta.json.Json;
-import jakarta.json.JsonArray;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
-import jakarta.json.JsonReader;
-import jakarta.json.JsonValue;
-import jakarta.json.JsonWriter;
 import jakarta.json.bind.annotation.JsonbProperty;
 import jakarta.json.bind.annotation.JsonbTransient;
+import jakarta.json.stream.JsonParser;
 
 /**
  * Puts an argument's JSON in one order where its declared type says the order is not content: a
@@ -81,7 +74,12 @@ public final class ArgumentCanon {
      * @return how to put its JSON in one order
      */
     public static ArgumentCanon of(Type type) {
-        Plan plan = plan(type, Map.of(), new HashSet<>());
+        Plan plan;
+        try {
+            plan = new Planner().plan(type, Map.of());
+        } catch (RuntimeException | LinkageError e) {
+            plan = null; // a type that cannot be read whole here: JSON-B's order, as before sets were sorted
+        }
         return plan == null ? AS_WRITTEN : new ArgumentCanon(plan);
     }
 
@@ -98,134 +96,269 @@ public final class ArgumentCanon {
         if (plan == null) {
             return json;
         }
-        JsonValue value;
-        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(json))) {
-            value = reader.readValue();
+        Node value;
+        try (JsonParser parser = Json.createParser(new ByteArrayInputStream(json))) {
+            parser.next();
+            value = read(parser);
         }
-        return bytes(canonical(value, plan));
+        StringBuilder out = new StringBuilder(json.length + 16);
+        canonical(value, plan).write(out);
+        return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static JsonValue canonical(JsonValue value, Plan plan) {
+    /**
+     * JSON as read, kept whole: an object keeps every member, even two of one name (a map whose
+     * keys {@code 1} and {@code "1"} JSON-B writes alike: a JSON-P object would keep one, and two
+     * maps that differ would hash alike), and a number keeps its text (no conversion, no limit).
+     */
+    private sealed interface Node permits Scalar, Array, Members {
+        void write(StringBuilder out);
+    }
+
+    /** A string (as its JSON text), number, true, false or null. */
+    private record Scalar(String json) implements Node {
+        @Override
+        public void write(StringBuilder out) {
+            out.append(json);
+        }
+    }
+
+    private record Array(List<Node> elements) implements Node {
+        @Override
+        public void write(StringBuilder out) {
+            out.append('[');
+            for (int i = 0; i < elements.size(); i++) {
+                if (i > 0) {
+                    out.append(',');
+                }
+                elements.get(i).write(out);
+            }
+            out.append(']');
+        }
+    }
+
+    private record Member(String name, Node value) {
+    }
+
+    private record Members(List<Member> members) implements Node {
+        @Override
+        public void write(StringBuilder out) {
+            out.append('{');
+            for (int i = 0; i < members.size(); i++) {
+                if (i > 0) {
+                    out.append(',');
+                }
+                quoted(members.get(i).name(), out);
+                out.append(':');
+                members.get(i).value().write(out);
+            }
+            out.append('}');
+        }
+    }
+
+    /** @param parser positioned on a value's first event */
+    private static Node read(JsonParser parser) {
+        JsonParser.Event event = parser.currentEvent();
+        switch (event) {
+            case START_ARRAY -> {
+                List<Node> elements = new ArrayList<>();
+                while (parser.next() != JsonParser.Event.END_ARRAY) {
+                    elements.add(read(parser));
+                }
+                return new Array(elements);
+            }
+            case START_OBJECT -> {
+                List<Member> members = new ArrayList<>();
+                while (parser.next() != JsonParser.Event.END_OBJECT) {
+                    String name = parser.getString();
+                    parser.next();
+                    members.add(new Member(name, read(parser)));
+                }
+                return new Members(members);
+            }
+            case VALUE_STRING -> {
+                StringBuilder text = new StringBuilder();
+                quoted(parser.getString(), text);
+                return new Scalar(text.toString());
+            }
+            case VALUE_NUMBER -> {
+                return new Scalar(parser.getString());
+            }
+            case VALUE_TRUE -> {
+                return new Scalar("true");
+            }
+            case VALUE_FALSE -> {
+                return new Scalar("false");
+            }
+            default -> {
+                return new Scalar("null");
+            }
+        }
+    }
+
+    private static Node canonical(Node value, Plan plan) {
         if (plan == null) {
             return value;
         }
-        if (value instanceof JsonArray array) {
+        if (value instanceof Array array) {
             if (plan instanceof Sorted sorted) {
-                return sortedArray(array, element -> canonical(element, sorted.element()));
+                return sorted(array.elements(), element -> canonical(element, sorted.element()));
             }
             if (plan instanceof Each each) {
-                JsonArrayBuilder builder = Json.createArrayBuilder();
-                array.forEach(element -> builder.add(canonical(element, each.element())));
-                return builder.build();
+                return new Array(array.elements().stream().map(element -> canonical(element, each.element())).toList());
             }
             if (plan instanceof Entries entries) {
-                // a map whose keys are not strings: an array of entries (key and value), sorted
-                return sortedArray(array, entry -> entry instanceof JsonObject object && object.containsKey("value")
-                        ? Json.createObjectBuilder(object).add("value", canonical(object.get("value"), entries.value())).build()
+                // a map whose keys are not strings: an array of entries ({"key":..,"value":..}), sorted
+                return sorted(array.elements(), entry -> entry instanceof Members object
+                        ? new Members(object.members().stream().map(member -> member.name().equals("value")
+                                ? new Member("value", canonical(member.value(), entries.value())) : member).toList())
                         : entry);
             }
             return value;
         }
-        if (value instanceof JsonObject object) {
+        if (value instanceof Members object) {
             if (plan instanceof Entries entries) {
-                JsonObjectBuilder builder = Json.createObjectBuilder();
-                object.keySet().stream().sorted()
-                        .forEach(name -> builder.add(name, canonical(object.get(name), entries.value())));
-                return builder.build();
+                List<Member> members = new ArrayList<>();
+                List<String> texts = new ArrayList<>();
+                for (Member member : object.members()) {
+                    Member done = new Member(member.name(), canonical(member.value(), entries.value()));
+                    members.add(done);
+                    texts.add(text(new Members(List.of(done))));
+                }
+                // by name, then (two of one name) by value
+                return new Members(inOrder(members, texts));
             }
             if (plan instanceof Properties properties) {
-                JsonObjectBuilder builder = Json.createObjectBuilder();
-                object.forEach((name, member) -> builder.add(name, canonical(member, properties.properties().get(name))));
-                return builder.build();
+                return new Members(object.members().stream().map(member -> new Member(member.name(),
+                        canonical(member.value(), properties.properties().get(member.name())))).toList());
             }
         }
         return value;
     }
 
-    private static JsonArray sortedArray(JsonArray array, UnaryOperator<JsonValue> each) {
-        List<JsonValue> elements = new ArrayList<>(array.size());
-        List<String> texts = new ArrayList<>(array.size());
-        for (JsonValue element : array) {
-            JsonValue done = each.apply(element);
-            elements.add(done);
-            texts.add(new String(bytes(done), StandardCharsets.UTF_8));
+    private static Array sorted(List<Node> elements, UnaryOperator<Node> each) {
+        List<Node> done = new ArrayList<>(elements.size());
+        List<String> texts = new ArrayList<>(elements.size());
+        for (Node element : elements) {
+            Node canonical = each.apply(element);
+            done.add(canonical);
+            texts.add(text(canonical));
         }
-        Integer[] order = new Integer[elements.size()];
+        return new Array(inOrder(done, texts));
+    }
+
+    /** @return the items in the order of their texts */
+    private static <T> List<T> inOrder(List<T> items, List<String> texts) {
+        Integer[] order = new Integer[items.size()];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
         Arrays.sort(order, (a, b) -> texts.get(a).compareTo(texts.get(b)));
-        JsonArrayBuilder builder = Json.createArrayBuilder();
+        List<T> sorted = new ArrayList<>(order.length);
         for (int i : order) {
-            builder.add(elements.get(i));
+            sorted.add(items.get(i));
         }
-        return builder.build();
+        return sorted;
     }
 
-    private static byte[] bytes(JsonValue value) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonWriter writer = Json.createWriter(out)) {
-            writer.write(value);
+    private static String text(Node node) {
+        StringBuilder out = new StringBuilder();
+        node.write(out);
+        return out.toString();
+    }
+
+    /** Writes a string as JSON: quoted, with its quotes, backslashes and control characters escaped. */
+    private static void quoted(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
         }
-        return out.toByteArray();
+        out.append('"');
     }
 
     // Planning, once per parameter at deployment.
 
     /**
-     * @param type a declared type
-     * @param variables what the type variables of the enclosing declarations stand for
-     * @param visiting the classes being planned (a type that holds itself is planned once)
-     * @return its plan, or null when nothing in it is reordered
+     * Plans one parameter. Each class with its type arguments is planned once (a model whose
+     * classes refer to each other every way would otherwise be planned once per path through it);
+     * a class met again inside itself is not planned again there.
      */
-    private static Plan plan(Type type, Map<TypeVariable<?>, Type> variables, Set<Class<?>> visiting) {
-        if (type instanceof TypeVariable<?> variable) {
-            Type bound = variables.get(variable);
-            return bound == null ? null : plan(bound, Map.of(), visiting);
-        }
-        if (type instanceof GenericArrayType array) {
-            return each(plan(array.getGenericComponentType(), variables, visiting));
-        }
-        Class<?> raw = rawClass(type);
-        if (raw == null || raw.isPrimitive() || raw.isEnum()) {
-            return null;
-        }
-        Type[] arguments = type instanceof ParameterizedType parameterized
-                ? resolved(parameterized.getActualTypeArguments(), variables) : new Type[0];
-        if (raw.isArray()) {
-            return each(plan(raw.getComponentType(), variables, visiting));
-        }
-        if (raw == Optional.class) {
-            return arguments.length == 1 ? plan(arguments[0], variables, visiting) : null;
-        }
-        if (Set.class.isAssignableFrom(raw)) {
-            return new Sorted(arguments.length == 1 ? plan(arguments[0], variables, visiting) : null);
-        }
-        if (Map.class.isAssignableFrom(raw)) {
-            return new Entries(arguments.length == 2 ? plan(arguments[1], variables, visiting) : null);
-        }
-        if (Collection.class.isAssignableFrom(raw)) {
-            return each(arguments.length == 1 ? plan(arguments[0], variables, visiting) : null);
-        }
-        if (isPlatform(raw) || raw.isInterface() || !visiting.add(raw)) {
-            return null;
-        }
-        try {
-            Map<TypeVariable<?>, Type> own = new HashMap<>();
-            TypeVariable<?>[] parameters = raw.getTypeParameters();
-            for (int i = 0; i < parameters.length && i < arguments.length; i++) {
-                own.put(parameters[i], arguments[i]);
+    private static final class Planner {
+        private final Set<Class<?>> visiting = new HashSet<>();
+        private final Map<List<Object>, Optional<Plan>> planned = new HashMap<>();
+
+        /**
+         * @param type a declared type
+         * @param variables what the type variables of the enclosing declaration stand for
+         * @return its plan, or null when nothing in it is reordered
+         */
+        Plan plan(Type type, Map<TypeVariable<?>, Type> variables) {
+            if (type instanceof TypeVariable<?> variable) {
+                Type bound = variables.get(variable);
+                return bound == null ? null : plan(bound, Map.of());
             }
-            Map<String, Plan> properties = new LinkedHashMap<>();
-            properties(raw).forEach((name, propertyType) -> {
-                Plan planned = plan(propertyType, own, visiting);
-                if (planned != null) {
-                    properties.put(name, planned);
+            if (type instanceof GenericArrayType array) {
+                return each(plan(array.getGenericComponentType(), variables));
+            }
+            Class<?> raw = rawClass(type);
+            if (raw == null || raw.isPrimitive() || raw.isEnum()) {
+                return null;
+            }
+            Type[] arguments = type instanceof ParameterizedType parameterized
+                    ? resolved(parameterized.getActualTypeArguments(), variables) : new Type[0];
+            if (raw.isArray()) {
+                return each(plan(raw.getComponentType(), variables));
+            }
+            if (raw == Optional.class) {
+                return arguments.length == 1 ? plan(arguments[0], variables) : null;
+            }
+            if (Set.class.isAssignableFrom(raw)) {
+                return new Sorted(arguments.length == 1 ? plan(arguments[0], variables) : null);
+            }
+            if (Map.class.isAssignableFrom(raw)) {
+                return new Entries(arguments.length == 2 ? plan(arguments[1], variables) : null);
+            }
+            if (Collection.class.isAssignableFrom(raw)) {
+                return each(arguments.length == 1 ? plan(arguments[0], variables) : null);
+            }
+            if (isPlatform(raw) || raw.isInterface()) {
+                return null;
+            }
+            List<Object> identity = new ArrayList<>(List.of(raw));
+            identity.addAll(Arrays.asList(arguments));
+            Optional<Plan> known = planned.get(identity);
+            if (known != null) {
+                return known.orElse(null);
+            }
+            if (!visiting.add(raw)) {
+                return null;
+            }
+            try {
+                Map<TypeVariable<?>, Type> own = new HashMap<>();
+                TypeVariable<?>[] parameters = raw.getTypeParameters();
+                for (int i = 0; i < parameters.length && i < arguments.length; i++) {
+                    own.put(parameters[i], arguments[i]);
                 }
-            });
-            return properties.isEmpty() ? null : new Properties(properties);
-        } finally {
-            visiting.remove(raw);
+                Map<String, Plan> properties = new LinkedHashMap<>();
+                properties(raw).forEach((name, propertyType) -> {
+                    Plan property = plan(propertyType, own);
+                    if (property != null) {
+                        properties.put(name, property);
+                    }
+                });
+                Plan plan = properties.isEmpty() ? null : new Properties(properties);
+                planned.put(identity, Optional.ofNullable(plan));
+                return plan;
+            } finally {
+                visiting.remove(raw);
+            }
         }
     }
 
@@ -266,8 +399,9 @@ public final class ArgumentCanon {
     private static Map<String, Type> properties(Class<?> type) {
         try {
             return declaredProperties(type);
-        } catch (LinkageError | SecurityException e) {
-            return Map.of(); // a member's type cannot be loaded here: JSON-B's order is kept for this class
+        } catch (LinkageError | RuntimeException e) {
+            // a member's type cannot be loaded or read here (TypeNotPresentException, ...): JSON-B's order is kept
+            return Map.of();
         }
     }
 
@@ -283,12 +417,7 @@ public final class ArgumentCanon {
             return properties;
         }
         for (Class<?> level = type; level != null && level != Object.class; level = level.getSuperclass()) {
-            for (Field field : level.getDeclaredFields()) {
-                int modifiers = field.getModifiers();
-                if (Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !transientProperty(null, field)) {
-                    properties.putIfAbsent(jsonName(field.getName(), null, field), field.getGenericType());
-                }
-            }
+            // a getter first: JSON-B writes a property through its getter where it has one
             for (Method method : level.getDeclaredMethods()) {
                 String property = getterProperty(method);
                 if (property != null) {
@@ -296,6 +425,12 @@ public final class ArgumentCanon {
                     if (!transientProperty(method, field)) {
                         properties.putIfAbsent(jsonName(property, method, field), method.getGenericReturnType());
                     }
+                }
+            }
+            for (Field field : level.getDeclaredFields()) {
+                int modifiers = field.getModifiers();
+                if (Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !transientProperty(null, field)) {
+                    properties.putIfAbsent(jsonName(field.getName(), null, field), field.getGenericType());
                 }
             }
         }

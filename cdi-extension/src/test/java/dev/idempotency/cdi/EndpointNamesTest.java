@@ -88,6 +88,20 @@ class EndpointNamesTest {
         }
     }
 
+    /** A resource that is a CDI bean: known at deployment. */
+    @Path("orders")
+    @ApplicationScoped
+    public static class OrdersResource {
+        @POST
+        @Idempotent(name = "orders.create")
+        public void create() {
+        }
+    }
+
+    /** What some runtimes report instead of the bean class: a class generated from it, its name without "$$". */
+    public static class OrdersResourceView extends OrdersResource {
+    }
+
     /** A message-driven bean whose name nobody else holds. */
     public static class UniqueListener {
         @Idempotent(name = "orders.unique")
@@ -158,6 +172,11 @@ class EndpointNamesTest {
                     .hasMessageContaining(ResourceA.class.getName()).hasMessageContaining(ResourceB.class.getName());
             assertThat(extension.plan(UniqueListener.class, UniqueListener.class.getMethod("onOrder", String.class)))
                     .as("a listener with a name of its own, whatever other components hold").isNotNull();
+        }
+        try (WeldContainer container = TestContainers.weld(OrdersResource.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.policy(OrdersResourceView.class, OrdersResourceView.class.getMethod("create")).endpoint())
+                    .as("a class generated from a bean is that bean").isEqualTo("orders.create");
         }
     }
 

@@ -3,6 +3,7 @@ package dev.idempotency.invocation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Type;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,6 +42,28 @@ class ArgumentCanonTest {
         public void setLines(Set<Line> lines) {
             this.lines = lines;
         }
+    }
+
+    /** A record whose set sits beside a number longer than JSON-P converts (an RSA-4096 modulus). */
+    public record Keyed(BigInteger modulus, Set<String> uses) {
+    }
+
+    /** A public field and a getter of one name: JSON-B writes the getter's list, whose order counts. */
+    public static class Tags {
+        public Set<String> tags;
+        private List<String> ordered;
+
+        public List<String> getTags() {
+            return ordered;
+        }
+
+        Tags(List<String> ordered) {
+            this.ordered = ordered;
+        }
+    }
+
+    static Map<Object, String> anyKeys() {
+        return null;
     }
 
     static Tagged tagged() {
@@ -106,6 +129,29 @@ class ArgumentCanonTest {
         Basket right = new Basket();
         right.setLines(ordered(new Line("b", 1), new Line("a", 1)));
         assertThat(canonical(left, Basket.class)).isEqualTo(canonical(right, Basket.class));
+    }
+
+    /** What must never hash alike: that would replay one call's result to another. */
+    @Test
+    void argumentsThatDifferNeverComeOutAlike() throws Exception {
+        Map<Object, String> twoKeysWrittenAlike = new LinkedHashMap<>();
+        twoKeysWrittenAlike.put(1, "a");
+        twoKeysWrittenAlike.put("1", "b");
+        Map<Object, String> oneKey = new LinkedHashMap<>(Map.of("1", "b"));
+        assertThat(canonical(twoKeysWrittenAlike, type("anyKeys"))).isNotEqualTo(canonical(oneKey, type("anyKeys")));
+
+        assertThat(canonical(new Tags(List.of("a", "b")), Tags.class)).as("a getter's list keeps its order")
+                .isNotEqualTo(canonical(new Tags(List.of("b", "a")), Tags.class));
+    }
+
+    @Test
+    void numbersKeepTheirTextWhateverTheirLength() {
+        BigInteger modulus = BigInteger.ONE.shiftLeft(4096).subtract(BigInteger.valueOf(159));
+
+        String one = canonical(new Keyed(modulus, ordered("sign", "encrypt")), Keyed.class);
+
+        assertThat(one).isEqualTo(canonical(new Keyed(modulus, ordered("encrypt", "sign")), Keyed.class))
+                .contains(modulus.toString());
     }
 
     @Test

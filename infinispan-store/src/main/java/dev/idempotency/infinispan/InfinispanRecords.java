@@ -347,9 +347,11 @@ public final class InfinispanRecords {
             }
             // The client sends a write again whose answer did not come in time: when the first
             // attempt landed, the version it moved refuses the second. Only this owner completes
-            // its record (owner tokens never repeat).
-            StoredRecord now = cache.get(key);
-            return now != null && now.ownedBy(owner) && now.is(RecordState.COMPLETED);
+            // its record (owner tokens never repeat); landed is not acknowledged (it may be on the
+            // primary owner alone), so it is written again until a write of it is.
+            MetadataValue<StoredRecord> now = cache.getWithMetadata(key);
+            return now != null && now.getValue().ownedBy(owner) && now.getValue().is(RecordState.COMPLETED)
+                    && writtenAgain(key, now, lifespanMillis(retention));
         });
     }
 

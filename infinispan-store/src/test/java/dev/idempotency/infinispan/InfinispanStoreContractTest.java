@@ -190,8 +190,12 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
 
         String never = freshKey();
         String neverOwner = ((ClaimResult.Acquired) store.claim(never, "fp", LONG, LONG)).owner();
-        assertThat(new InfinispanRecords(sendingVersionedReplacesTwice(cache(), Integer.MAX_VALUE), Duration.ZERO)
-                .markExecuted(never, neverOwner, LONG, LONG)).as("no write of the mark acknowledged").isFalse();
+        InfinispanRecords neverAcknowledged = new InfinispanRecords(sendingVersionedReplacesTwice(cache(),
+                Integer.MAX_VALUE), Duration.ZERO);
+        assertThat(neverAcknowledged.markExecuted(never, neverOwner, LONG, LONG)).as("no write of the mark acknowledged")
+                .isFalse();
+        assertThat(neverAcknowledged.complete(never, neverOwner, sampleOutcome(), LONG))
+                .as("no write of the completion acknowledged").isFalse();
     }
 
     /**

@@ -8,7 +8,7 @@ import java.util.Set;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.Table;
+import jakarta.persistence.SecondaryTable;
 import jakarta.persistence.metamodel.Attribute;
 import jakarta.persistence.metamodel.EntityType;
 import jakarta.persistence.metamodel.SingularAttribute;
@@ -56,11 +56,11 @@ record EntityShape(String name, String read, String write) {
             problems.add("the state attribute '" + attribute + "' (name it with StateMachine.Builder.attribute)");
         } else if (state.getJavaType() != states) {
             problems.add("'" + attribute + "' of type " + states.getName() + " (it is a " + state.getJavaType().getName() + ")");
-        } else if (secondaryTableOf(state) != null) {
+        } else if (secondaryTableOf(state, type.getJavaType()) != null) {
             // Hibernate reads a secondary table with an outer join, which PostgreSQL does not lock: it
             // then locks "after the query", a projection never, and two transactions both moved it.
             problems.add("'" + attribute + "' in the entity's own table, beside its @Version (it is in the secondary table "
-                    + secondaryTableOf(state) + ", whose row a provider may read without the lock)");
+                    + secondaryTableOf(state, type.getJavaType()) + ", whose row a provider may read without the lock)");
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(
@@ -74,16 +74,31 @@ record EntityShape(String name, String read, String write) {
                         + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + versionName + " = :version");
     }
 
-    /** @return the secondary table the attribute's column names (an annotation on its field or getter), or null */
-    private static String secondaryTableOf(Attribute<?, ?> attribute) {
+    /**
+     * @param attribute the state attribute
+     * @param entity the entity class whose instance is moved
+     * @return the secondary table (declared with {@code @SecondaryTable} on the entity or a class
+     *     above it) that the attribute's column names on its field or getter, or null. A mapping in
+     *     orm.xml is not seen.
+     */
+    private static String secondaryTableOf(Attribute<?, ?> attribute, Class<?> entity) {
         Member member = attribute.getJavaMember();
         Column column = member instanceof AnnotatedElement annotated ? annotated.getAnnotation(Column.class) : null;
         if (column == null || column.table().isEmpty()) {
             return null;
         }
-        // a table other than the entity's own (@Table) is a secondary one, declared or mapped in orm.xml
-        Table own = member.getDeclaringClass().getAnnotation(Table.class);
-        return own != null && own.name().equalsIgnoreCase(column.table()) ? null : column.table();
+        for (Class<?> type = entity; type != null && type != Object.class; type = type.getSuperclass()) {
+            for (SecondaryTable table : type.getAnnotationsByType(SecondaryTable.class)) {
+                if (unquoted(table.name()).equalsIgnoreCase(unquoted(column.table()))) {
+                    return column.table();
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String unquoted(String name) {
+        return name.replace("\"", "").replace("`", "");
     }
 
     /** The instance's class or, for a provider's proxy or subclass, the nearest entity above it. */
