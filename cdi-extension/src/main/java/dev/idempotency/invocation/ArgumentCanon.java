@@ -1,6 +1,7 @@
 package dev.idempotency.invocation;
 
 import java.io.ByteArrayInputStream;
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
@@ -25,19 +26,29 @@ import java.util.function.UnaryOperator;
 import jakarta.json.Json;
 import jakarta.json.bind.annotation.JsonbProperty;
 import jakarta.json.bind.annotation.JsonbTransient;
+import jakarta.json.bind.annotation.JsonbTypeAdapter;
+import jakarta.json.bind.annotation.JsonbTypeSerializer;
 import jakarta.json.stream.JsonParser;
 
 /**
  * Puts an argument's JSON in one order where its declared type says the order is not content: a
- * {@code Set}'s elements and a {@code Map}'s entries, at any depth the type shows (elements,
- * values, record components, bean properties). JSON-B writes them in their iteration order,
- * which for {@code Set.of}, {@code Map.of} and hash-based collections differs from one JVM to the
- * next or with the order they were filled in: two equal arguments would fingerprint differently,
- * and a retry on another node would be refused as another request. Planned once per parameter at
- * deployment from its generic type; an argument whose type holds no set or map is left byte for
- * byte as JSON-B wrote it (its fingerprint is the one of earlier versions). A set or map behind a
- * type the declaration does not show ({@code Object}, an interface, {@code Collection}) keeps its
- * iteration order.
+ * {@code Set}'s elements and a {@code Map}'s entries, at any depth the type shows with certainty
+ * (the elements of arrays, collections and {@code Optional}s, a map's values, a record's
+ * components). JSON-B writes them in their iteration order, which for {@code Set.of},
+ * {@code Map.of} and hash-based collections differs from one JVM to the next or with the order
+ * they were filled in: two equal arguments would fingerprint differently, and a retry on another
+ * node would be refused as another request. Planned once per parameter at deployment from its
+ * generic type; an argument whose type holds no set or map is left byte for byte as JSON-B wrote
+ * it (its fingerprint is the one of earlier versions).
+ *
+ * <p>Only where the plan is certain to match what JSON-B writes: sorting a list JSON-B wrote
+ * under a set's name would make two different requests one (a replay of the wrong answer), while
+ * a set left in its iteration order at worst refuses a retry. So a bean's properties (which JSON-B
+ * merges from fields and getters across classes, interfaces and the runtime subclass) are not
+ * planned, nor a member JSON-B is told to write its own way ({@code @JsonbTypeAdapter},
+ * {@code @JsonbTypeSerializer}), nor a record component an interface's default getter could stand
+ * for, nor a set or map behind a type the declaration does not show ({@code Object}, an
+ * interface, {@code Collection}): they keep their iteration order.
  */
 public final class ArgumentCanon {
 
@@ -308,7 +319,7 @@ public final class ArgumentCanon {
                 return each(plan(array.getGenericComponentType(), variables));
             }
             Class<?> raw = rawClass(type);
-            if (raw == null || raw.isPrimitive() || raw.isEnum()) {
+            if (raw == null || raw.isPrimitive() || raw.isEnum() || writtenItsOwnWay(raw)) {
                 return null;
             }
             Type[] arguments = type instanceof ParameterizedType parameterized
@@ -328,7 +339,11 @@ public final class ArgumentCanon {
             if (Collection.class.isAssignableFrom(raw)) {
                 return each(arguments.length == 1 ? plan(arguments[0], variables) : null);
             }
-            if (isPlatform(raw) || raw.isInterface()) {
+            if (!raw.isRecord()) {
+                // A bean's properties are what JSON-B makes of fields and getters across its
+                // classes and interfaces (and of a subclass at run time): a plan read from the
+                // declaration could sort a list JSON-B writes under a set's name. Only a record's
+                // components are certain (its class is final).
                 return null;
             }
             List<Object> identity = new ArrayList<>(List.of(raw));
@@ -386,57 +401,58 @@ public final class ArgumentCanon {
         return null; // a wildcard: its runtime type is unknown here
     }
 
-    private static boolean isPlatform(Class<?> type) {
-        String name = type.getName();
-        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jakarta.");
-    }
-
     /**
-     * @return the properties JSON-B writes for a class, by their JSON name: a record's components;
-     *     else public fields and public getters, up the superclasses ({@code @JsonbProperty} renames,
-     *     {@code @JsonbTransient} leaves out)
+     * @return a record's components by their JSON name ({@code @JsonbProperty} renames,
+     *     {@code @JsonbTransient} leaves out), but none that JSON-B is told to write its own way
+     *     (an adapter or a serializer) or that an interface's default getter of its name could
+     *     stand for; empty when a member's type cannot be read here
      */
-    private static Map<String, Type> properties(Class<?> type) {
+    private static Map<String, Type> properties(Class<?> record) {
         try {
-            return declaredProperties(type);
+            Set<String> shadowed = defaultGetterNames(record);
+            Map<String, Type> properties = new LinkedHashMap<>();
+            for (RecordComponent component : record.getRecordComponents()) {
+                Field field = field(record, component.getName());
+                Method accessor = component.getAccessor();
+                if (!transientProperty(accessor, field) && !writtenItsOwnWay(accessor) && !writtenItsOwnWay(field)
+                        && !writtenItsOwnWay(component)) {
+                    String name = jsonName(component.getName(), accessor, field);
+                    if (!shadowed.contains(name) && !shadowed.contains(component.getName())) {
+                        properties.put(name, component.getGenericType());
+                    }
+                }
+            }
+            return properties;
         } catch (LinkageError | RuntimeException e) {
             // a member's type cannot be loaded or read here (TypeNotPresentException, ...): JSON-B's order is kept
             return Map.of();
         }
     }
 
-    private static Map<String, Type> declaredProperties(Class<?> type) {
-        Map<String, Type> properties = new LinkedHashMap<>();
-        if (type.isRecord()) {
-            for (RecordComponent component : type.getRecordComponents()) {
-                Field field = field(type, component.getName());
-                if (!transientProperty(component.getAccessor(), field)) {
-                    properties.put(jsonName(component.getName(), component.getAccessor(), field), component.getGenericType());
-                }
-            }
-            return properties;
-        }
-        for (Class<?> level = type; level != null && level != Object.class; level = level.getSuperclass()) {
-            // a getter first: JSON-B writes a property through its getter where it has one
-            for (Method method : level.getDeclaredMethods()) {
-                String property = getterProperty(method);
+    /** @return the property names of the default getters of the interfaces a class implements */
+    private static Set<String> defaultGetterNames(Class<?> type) {
+        Set<String> names = new HashSet<>();
+        List<Class<?>> interfaces = new ArrayList<>(List.of(type.getInterfaces()));
+        for (int i = 0; i < interfaces.size(); i++) {
+            Class<?> implemented = interfaces.get(i);
+            interfaces.addAll(List.of(implemented.getInterfaces()));
+            for (Method method : implemented.getDeclaredMethods()) {
+                String property = method.isDefault() ? getterProperty(method) : null;
                 if (property != null) {
-                    Field field = field(level, property);
-                    if (!transientProperty(method, field)) {
-                        properties.putIfAbsent(jsonName(property, method, field), method.getGenericReturnType());
-                    }
-                }
-            }
-            for (Field field : level.getDeclaredFields()) {
-                int modifiers = field.getModifiers();
-                if (Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !transientProperty(null, field)) {
-                    properties.putIfAbsent(jsonName(field.getName(), null, field), field.getGenericType());
+                    names.add(property);
                 }
             }
         }
-        return properties;
+        return names;
     }
 
+    /** @return whether JSON-B is told to write it its own way ({@code @JsonbTypeAdapter}, {@code @JsonbTypeSerializer}) */
+    private static boolean writtenItsOwnWay(AnnotatedElement element) {
+        return element != null && (element.isAnnotationPresent(JsonbTypeAdapter.class)
+                || element.isAnnotationPresent(JsonbTypeSerializer.class));
+    }
+
+    /** @return the property a public getter ({@code getX}, {@code isX} of a boolean) stands for, or null */
     private static String getterProperty(Method method) {
         int modifiers = method.getModifiers();
         if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || method.getParameterCount() != 0
@@ -447,7 +463,7 @@ public final class ArgumentCanon {
         String rest = name.startsWith("get") ? name.substring(3)
                 : name.startsWith("is") && (method.getReturnType() == boolean.class || method.getReturnType() == Boolean.class)
                         ? name.substring(2) : null;
-        if (rest == null || rest.isEmpty() || name.equals("getClass")) {
+        if (rest == null || rest.isEmpty()) {
             return null;
         }
         return Character.toLowerCase(rest.charAt(0)) + rest.substring(1);
