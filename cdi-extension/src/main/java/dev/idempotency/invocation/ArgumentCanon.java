@@ -46,8 +46,8 @@ import jakarta.json.stream.JsonParser;
  * a set left in its iteration order at worst refuses a retry. So a bean's properties (which JSON-B
  * merges from fields and getters across classes, interfaces and the runtime subclass) are not
  * planned, nor a member JSON-B is told to write its own way ({@code @JsonbTypeAdapter},
- * {@code @JsonbTypeSerializer}), nor a record component an interface's default getter could stand
- * for, nor a set or map behind a type the declaration does not show ({@code Object}, an
+ * {@code @JsonbTypeSerializer}), nor a record that implements an interface with a getter (JSON-B
+ * takes those, and their annotations, as its properties), nor a set or map behind a type the declaration does not show ({@code Object}, an
  * interface, {@code Collection}): they keep their iteration order.
  */
 public final class ArgumentCanon {
@@ -230,14 +230,14 @@ public final class ArgumentCanon {
         if (value instanceof Members object) {
             if (plan instanceof Entries entries) {
                 List<Member> members = new ArrayList<>();
-                List<String> texts = new ArrayList<>();
+                List<String> names = new ArrayList<>();
                 for (Member member : object.members()) {
-                    Member done = new Member(member.name(), canonical(member.value(), entries.value()));
-                    members.add(done);
-                    texts.add(text(new Members(List.of(done))));
+                    members.add(new Member(member.name(), canonical(member.value(), entries.value())));
+                    names.add(member.name());
                 }
-                // by name, then (two of one name) by value
-                return new Members(inOrder(members, texts));
+                // Two keys JSON-B writes under one name (1 and "1", 1 and 1L): which value is whose is
+                // only in their order, which sorting would lose: such a map keeps its order.
+                return new Members(names.stream().distinct().count() < names.size() ? members : inOrder(members, names));
             }
             if (plan instanceof Properties properties) {
                 return new Members(object.members().stream().map(member -> new Member(member.name(),
@@ -404,22 +404,23 @@ public final class ArgumentCanon {
     /**
      * @return a record's components by their JSON name ({@code @JsonbProperty} renames,
      *     {@code @JsonbTransient} leaves out), but none that JSON-B is told to write its own way
-     *     (an adapter or a serializer) or that an interface's default getter of its name could
-     *     stand for; empty when a member's type cannot be read here
+     *     (an adapter or a serializer); none of a record that implements an interface with a
+     *     getter; empty when a member's type cannot be read here
      */
     private static Map<String, Type> properties(Class<?> record) {
         try {
-            Set<String> shadowed = defaultGetterNames(record);
+            if (implementsAGetter(record)) {
+                // JSON-B takes an interface's getters (abstract ones too) with their annotations as
+                // the record's properties: a rename there can put a list under a set's name
+                return Map.of();
+            }
             Map<String, Type> properties = new LinkedHashMap<>();
             for (RecordComponent component : record.getRecordComponents()) {
                 Field field = field(record, component.getName());
                 Method accessor = component.getAccessor();
                 if (!transientProperty(accessor, field) && !writtenItsOwnWay(accessor) && !writtenItsOwnWay(field)
                         && !writtenItsOwnWay(component)) {
-                    String name = jsonName(component.getName(), accessor, field);
-                    if (!shadowed.contains(name) && !shadowed.contains(component.getName())) {
-                        properties.put(name, component.getGenericType());
-                    }
+                    properties.put(jsonName(component.getName(), accessor, field), component.getGenericType());
                 }
             }
             return properties;
@@ -429,21 +430,19 @@ public final class ArgumentCanon {
         }
     }
 
-    /** @return the property names of the default getters of the interfaces a class implements */
-    private static Set<String> defaultGetterNames(Class<?> type) {
-        Set<String> names = new HashSet<>();
+    /** @return whether an interface the class implements (or one above it) declares a getter */
+    private static boolean implementsAGetter(Class<?> type) {
         List<Class<?>> interfaces = new ArrayList<>(List.of(type.getInterfaces()));
         for (int i = 0; i < interfaces.size(); i++) {
             Class<?> implemented = interfaces.get(i);
             interfaces.addAll(List.of(implemented.getInterfaces()));
             for (Method method : implemented.getDeclaredMethods()) {
-                String property = method.isDefault() ? getterProperty(method) : null;
-                if (property != null) {
-                    names.add(property);
+                if (getterProperty(method) != null) {
+                    return true;
                 }
             }
         }
-        return names;
+        return false;
     }
 
     /** @return whether JSON-B is told to write it its own way ({@code @JsonbTypeAdapter}, {@code @JsonbTypeSerializer}) */

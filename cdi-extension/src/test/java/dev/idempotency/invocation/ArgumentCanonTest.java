@@ -14,6 +14,7 @@ import java.util.Set;
 
 import jakarta.json.bind.adapter.JsonbAdapter;
 import jakarta.json.bind.annotation.JsonbProperty;
+import jakarta.json.bind.annotation.JsonbTransient;
 import jakarta.json.bind.annotation.JsonbTypeAdapter;
 
 import org.junit.jupiter.api.AfterAll;
@@ -113,6 +114,29 @@ class ArgumentCanonTest {
         }
     }
 
+    /** An interface whose getters rename a record's components: its list takes the set's name. */
+    public interface View {
+        @JsonbTransient
+        Set<String> getTags();
+
+        @JsonbProperty("tags")
+        List<String> getSteps();
+    }
+
+    public record Viewed(Set<String> tags, List<String> steps) implements View {
+        @Override
+        @JsonbTransient
+        public Set<String> getTags() {
+            return tags;
+        }
+
+        @Override
+        @JsonbTransient
+        public List<String> getSteps() {
+            return steps;
+        }
+    }
+
     /** JSON-B may write the interface's list under this set's name: not planned. */
     public record Shadowed(Set<String> tags) implements HasTags {
     }
@@ -191,6 +215,14 @@ class ArgumentCanonTest {
         twoKeysWrittenAlike.put("1", "b");
         Map<Object, String> oneKey = new LinkedHashMap<>(Map.of("1", "b"));
         assertThat(canonical(twoKeysWrittenAlike, type("anyKeys"))).isNotEqualTo(canonical(oneKey, type("anyKeys")));
+        Map<Object, String> valuesSwapped = new LinkedHashMap<>();
+        valuesSwapped.put(1, "b");
+        valuesSwapped.put("1", "a");
+        assertThat(canonical(twoKeysWrittenAlike, type("anyKeys"))).as("two keys of one name, their values swapped")
+                .isNotEqualTo(canonical(valuesSwapped, type("anyKeys")));
+        assertThat(canonical(new Viewed(Set.of("x"), List.of("a", "b")), Viewed.class))
+                .as("a list an interface's getter renames to a set's name")
+                .isNotEqualTo(canonical(new Viewed(Set.of("x"), List.of("b", "a")), Viewed.class));
 
         assertThat(canonical(new Tags(List.of("a", "b")), Tags.class)).as("a getter's list keeps its order")
                 .isNotEqualTo(canonical(new Tags(List.of("b", "a")), Tags.class));
