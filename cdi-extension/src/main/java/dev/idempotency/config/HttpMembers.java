@@ -119,8 +119,8 @@ final class HttpMembers {
     private static void refuseArgumentsFingerprintOnTheMethod(Members members, Idempotent own) {
         Optional<Setting> set = members.onMethodLevel(FINGERPRINT_ARGUMENTS)
                 .filter(s -> s.value().equalsIgnoreCase("false"));
-        if (set.isEmpty() && own != null && !own.fingerprintArguments()) {
-            set = Optional.of(new Setting("@Idempotent(" + FINGERPRINT_ARGUMENTS + ")", "false"));
+        if (set.isEmpty() && own != null) {
+            set = annotated(FINGERPRINT_ARGUMENTS, "false", !own.fingerprintArguments());
         }
         set.ifPresent(setting -> {
             throw new IdempotencyDefinitionException(Messages.argumentsFingerprintOnResourceMethod(members.where,

@@ -30,6 +30,8 @@ import jakarta.json.bind.annotation.JsonbTypeAdapter;
 import jakarta.json.bind.annotation.JsonbTypeSerializer;
 import jakarta.json.stream.JsonParser;
 
+import dev.idempotency.internal.JsonText;
+
 /**
  * Puts an argument's JSON in one order where its declared type says the order is not content: a
  * {@code Set}'s elements and a {@code Map}'s entries, at any depth the type shows with certainty
@@ -159,7 +161,7 @@ public final class ArgumentCanon {
                 if (i > 0) {
                     out.append(',');
                 }
-                quoted(members.get(i).name(), out);
+                JsonText.quoted(members.get(i).name(), out);
                 out.append(':');
                 members.get(i).value().write(out);
             }
@@ -189,7 +191,7 @@ public final class ArgumentCanon {
             }
             case VALUE_STRING -> {
                 StringBuilder text = new StringBuilder();
-                quoted(parser.getString(), text);
+                JsonText.quoted(parser.getString(), text);
                 return new Scalar(text.toString());
             }
             case VALUE_NUMBER -> {
@@ -276,22 +278,6 @@ public final class ArgumentCanon {
         StringBuilder out = new StringBuilder();
         node.write(out);
         return out.toString();
-    }
-
-    /** Writes a string as JSON: quoted, with its quotes, backslashes and control characters escaped. */
-    private static void quoted(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        out.append('"');
     }
 
     // Planning, once per parameter at deployment.

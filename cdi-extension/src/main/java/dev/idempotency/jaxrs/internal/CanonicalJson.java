@@ -11,6 +11,8 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
+import dev.idempotency.internal.JsonText;
+
 /**
  * The RFC 8785 (JSON Canonicalization Scheme) form of a JSON value, as UTF-8: no whitespace,
  * object members sorted by the UTF-16 code units of their names, numbers as ECMAScript writes
@@ -52,7 +54,7 @@ final class CanonicalJson {
                         out.append(',');
                     }
                     first = false;
-                    string(member.getKey(), out);
+                    JsonText.quoted(member.getKey(), out);
                     out.append(':');
                     write(member.getValue(), out);
                 }
@@ -70,7 +72,7 @@ final class CanonicalJson {
                 }
                 out.append(']');
             }
-            case STRING -> string(((JsonString) value).getString(), out);
+            case STRING -> JsonText.quoted(((JsonString) value).getString(), out);
             case NUMBER -> out.append(number(((JsonNumber) value).bigDecimalValue()));
             case TRUE -> out.append("true");
             case FALSE -> out.append("false");
@@ -84,39 +86,5 @@ final class CanonicalJson {
             return value.stripTrailingZeros().toString();
         }
         return EcmaScriptNumbers.toString(asDouble);
-    }
-
-    private static void string(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\t' -> out.append("\\t");
-                case '\n' -> out.append("\\n");
-                case '\f' -> out.append("\\f");
-                case '\r' -> out.append("\\r");
-                default -> {
-                    if (c < 0x20) {
-                        unicodeEscape(c, out);
-                    } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
-                            && Character.isLowSurrogate(text.charAt(i + 1))) {
-                        out.append(c).append(text.charAt(++i));
-                    } else if (Character.isSurrogate(c)) {
-                        unicodeEscape(c, out);
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
-    }
-
-    private static void unicodeEscape(char c, StringBuilder out) {
-        String hex = Integer.toHexString(c);
-        out.append("\\u").append("0".repeat(4 - hex.length())).append(hex);
     }
 }

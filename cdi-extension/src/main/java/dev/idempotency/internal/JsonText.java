@@ -1,0 +1,50 @@
+package dev.idempotency.internal;
+
+/** JSON text written by hand, where the library's canonical forms need each byte decided. */
+public final class JsonText {
+
+    private JsonText() {
+    }
+
+    /**
+     * Writes a string as JSON text, as RFC 8785 (JCS) writes it: quoted; quotes, backslashes and
+     * control characters escaped (the short escapes where JSON has them); a lone surrogate escaped.
+     * Different strings never give the same text.
+     *
+     * @param text the string
+     * @param out where its JSON text is appended
+     */
+    public static void quoted(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\t' -> out.append("\\t");
+                case '\n' -> out.append("\\n");
+                case '\f' -> out.append("\\f");
+                case '\r' -> out.append("\\r");
+                default -> {
+                    if (c < 0x20) {
+                        unicodeEscape(c, out);
+                    } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                            && Character.isLowSurrogate(text.charAt(i + 1))) {
+                        out.append(c).append(text.charAt(++i));
+                    } else if (Character.isSurrogate(c)) {
+                        unicodeEscape(c, out);
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    private static void unicodeEscape(char c, StringBuilder out) {
+        String hex = Integer.toHexString(c);
+        out.append("\\u").append("0".repeat(4 - hex.length())).append(hex);
+    }
+}
