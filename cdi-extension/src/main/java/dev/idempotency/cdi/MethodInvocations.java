@@ -174,11 +174,11 @@ public class MethodInvocations {
     }
 
     /**
-     * Completes now, or, inside a JTA transaction, once it committed (released if it rolls back;
-     * marked executed in it first: see {@link TransactionBinding#bind}).
+     * Completes now, or, inside a JTA transaction, with it (released if it rolls back): see
+     * {@link TransactionBinding#completeWithCommit}.
      */
     private void completeOnCommit(OwnedClaim owned, StoredOutcome outcome) {
-        if (!binding.bind(owned, true, () -> owned.complete(outcome))) {
+        if (!binding.completeWithCommit(owned, outcome)) {
             owned.complete(outcome);
         }
     }

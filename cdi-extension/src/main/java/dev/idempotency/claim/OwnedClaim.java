@@ -140,9 +140,43 @@ public class OwnedClaim {
     }
 
     /**
+     * Stores the outcome inside the caller's transaction, in a store that
+     * {@link IdempotencyStore#joinsCallerTransaction joins it}: the outcome commits or rolls back
+     * with the work, and nothing is left to write after the commit (when a small pool may have
+     * no connection to spare). The claim stays open until the transaction ends:
+     * {@link #completedWithCommit()} then, or {@link #releaseAfterRollback()}. Store failures are
+     * thrown: the caller's transaction must then roll back, as it must when this returns {@code false}.
+     *
+     * @param outcome what retries get
+     * @return {@code true} if stored (or nothing is open to store); {@code false} if the claim is
+     *     no longer owned (the lease ran out and another caller took the key over)
+     */
+    public boolean completeInTransaction(StoredOutcome outcome) {
+        if (!isOpen()) {
+            return true;
+        }
+        if (!store.complete(key, owner, outcome, policy.ttl())) {
+            LOG.warning(Messages.ownershipLostBeforeCommit(policy.endpoint(), keyForLog()));
+            return false;
+        }
+        // committed with the work, the record can only stay: a release other than the rollback's keeps it
+        executed = true;
+        return true;
+    }
+
+    /** Ends the claim whose outcome was {@link #completeInTransaction stored in a transaction} that committed. */
+    public void completedWithCommit() {
+        if (state.compareAndSet(State.OPEN, State.COMPLETED)) {
+            events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
+            waits.settled(key);
+        }
+    }
+
+    /**
      * Releases the claim after the transaction it ran in rolled back: nothing happened, even if
-     * the work was {@link #markExecuted marked executed} (a store that joined the transaction
-     * undid the mark with it; any other store is asked to drop it).
+     * the work was {@link #markExecuted marked executed} or its outcome
+     * {@link #completeInTransaction stored} (a store that joined the transaction undid that with
+     * it; any other store is asked to drop its mark).
      *
      * @return whether this call released it
      */

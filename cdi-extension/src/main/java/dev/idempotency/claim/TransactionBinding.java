@@ -79,7 +79,20 @@ public final class TransactionBinding {
      */
     public boolean bind(OwnedClaim claim, boolean markNow, Runnable onCommit) {
         boolean active = transactions.active();
-        boolean deferred = transactions.whenTransactionEnds(end -> {
+        boolean deferred = endWithTransaction(claim, onCommit);
+        if (deferred && active && markNow && !markInThisTransaction(claim)) {
+            transactions.setRollbackOnly();
+            throw claim.takenOver();
+        }
+        return deferred;
+    }
+
+    /**
+     * @param onCommit what to do once the transaction committed, or {@code null} for nothing
+     * @return whether a transaction reports its end: a rollback then releases the claim
+     */
+    private boolean endWithTransaction(OwnedClaim claim, Runnable onCommit) {
+        return transactions.whenTransactionEnds(end -> {
             switch (end) {
                 case ROLLED_BACK -> claim.releaseAfterRollback();
                 case COMMITTED -> {
@@ -96,9 +109,45 @@ public final class TransactionBinding {
                 }
             }
         });
-        if (deferred && active && markNow && !markInThisTransaction(claim)) {
-            transactions.setRollbackOnly();
-            throw claim.takenOver();
+    }
+
+    /**
+     * Ends the claim of work that returned its value: at once without a transaction; in one, as
+     * the transaction ends. Where the store {@link OwnedClaim#storeJoinsCallerTransaction joins the
+     * transaction}, the outcome is stored in it now, fenced like a mark (an owner whose key was
+     * taken over finds out before its writes can commit): it commits or rolls back with the work,
+     * and the commit leaves nothing to write (a completion after it would need a connection of its
+     * own while the caller's is still held: with every connection of the pool held so, the
+     * completions waited for each other). A rollback releases the key. For any other store this
+     * is {@link #bind bind(claim, true, complete)}: marked executed in the transaction, the
+     * outcome stored once it committed.
+     *
+     * @param claim the claim whose work returned
+     * @param outcome what retries get
+     * @return {@code true} if a transaction reports its end; {@code false} if there is none (the
+     *     caller completes the claim itself)
+     * @throws dev.idempotency.exceptions.IdempotencyConflictException when the key was taken over:
+     *     the transaction is marked rollback-only
+     */
+    public boolean completeWithCommit(OwnedClaim claim, StoredOutcome outcome) {
+        if (!claim.storeJoinsCallerTransaction()) {
+            return bind(claim, true, () -> claim.complete(outcome));
+        }
+        boolean active = transactions.active();
+        boolean deferred = endWithTransaction(claim, claim::completedWithCommit);
+        if (deferred && active) {
+            boolean stored;
+            try {
+                stored = claim.completeInTransaction(outcome);
+            } catch (RuntimeException e) {
+                transactions.setRollbackOnly(); // not fenced: the writes must not commit without it
+                throw e;
+            }
+            if (!stored) {
+                transactions.setRollbackOnly();
+                throw claim.takenOver();
+            }
+            claim.markedIn(transactions.transactionKey());
         }
         return deferred;
     }

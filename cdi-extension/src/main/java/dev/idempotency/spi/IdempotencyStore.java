@@ -154,9 +154,12 @@ public interface IdempotencyStore {
     boolean release(String key, String owner);
 
     /**
-     * Whether {@link #markExecuted} joins the caller's JTA transaction, so that the mark commits or
-     * rolls back with the caller's work (the JPA store on the business database). For a store that
-     * cannot join, the library marks the work executed of a method whose outcome is not yet known
+     * Whether {@link #markExecuted} and {@link #complete} join the caller's JTA transaction, so
+     * that the mark or the outcome commits or rolls back with the caller's work (the JPA store on
+     * the business database). For such a store the library stores the value a non-HTTP method
+     * returned inside its transaction with {@link #complete} (nothing is written after the
+     * commit; a rollback leaves the claim in progress, which the library then releases). For a
+     * store that cannot join, the library marks the work executed of a method whose outcome is not yet known
      * (a failure its transaction may commit despite, a stage still running) only once the
      * transaction is about to commit, so that a rollback leaves no mark to undo.
      *

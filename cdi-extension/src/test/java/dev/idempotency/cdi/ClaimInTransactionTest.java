@@ -323,6 +323,79 @@ class ClaimInTransactionTest {
     }
 
     @Test
+    void aValueReturnedInATransactionIsStoredInItWhereTheStoreJoinsTheTransactionAndTheCommitWritesNothing() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        assertThat(binding.completeWithCommit(claim, PLACED)).isTrue();
+        assertThat(store.calls()).as("the outcome, in the transaction, with the work").containsExactly("claim", "complete");
+        assertThat(claim.isOpen()).as("a rollback must still release it").isTrue();
+        assertThat(outcomes()).doesNotContain(COMPLETED);
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(store.calls()).as("nothing written after the commit").containsExactly("claim", "complete");
+        assertThat(claim.isOpen()).isFalse();
+        assertThat(outcomes()).containsExactly(COMPLETED);
+        assertThat(((ClaimResult.Existing) retry()).record().outcome()).isEqualTo(PLACED);
+    }
+
+    @Test
+    void aValueStoredInATransactionThatRollsBackIsReleasedWithIt() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        binding.completeWithCommit(claim, PLACED);
+        jta.rollback();
+
+        assertThat(store.calls()).as("the row the rollback left in progress is given back")
+                .containsExactly("claim", "complete", "release");
+        assertThat(outcomes()).doesNotContain(COMPLETED);
+        assertThat(claim.isOpen()).isFalse();
+    }
+
+    @Test
+    void anOwnerWhoseKeyWasTakenOverCannotStoreItsValueAndItsTransactionMustRollBack() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim slow = claim();
+        elapse(policy.lease());
+        ClaimResult.Acquired takeover = (ClaimResult.Acquired) retry();
+        jta.begin();
+
+        assertThatThrownBy(() -> binding.completeWithCommit(slow, PLACED)).isInstanceOf(IdempotencyConflictException.class);
+
+        assertThat(jta.commit()).as("the slow owner's writes never commit").isFalse();
+        assertThat(memory.find(KEY).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.complete(KEY, takeover.owner(), PLACED, policy.ttl())).isTrue();
+    }
+
+    @Test
+    void aStoreFailureStoringTheValueInTheTransactionMakesItRollBack() {
+        store.joinsCallerTransaction(true);
+        OwnedClaim claim = claim();
+        jta.begin();
+        store.down(true);
+
+        assertThatThrownBy(() -> binding.completeWithCommit(claim, PLACED)).isInstanceOf(IdempotencyStoreException.class);
+
+        assertThat(jta.commit()).as("the work is not fenced: it must not commit").isFalse();
+    }
+
+    @Test
+    void aValueReturnedInATransactionIsCompletedAfterTheCommitWhereTheStoreDoesNotJoinIt() {
+        OwnedClaim claim = claim();
+        jta.begin();
+
+        assertThat(binding.completeWithCommit(claim, PLACED)).isTrue();
+        assertThat(store.calls()).containsExactly("claim", "markExecuted");
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(store.calls()).containsExactly("claim", "markExecuted", "complete");
+        assertThat(((ClaimResult.Existing) retry()).record().outcome()).isEqualTo(PLACED);
+    }
+
+    @Test
     void aMethodThatThrowsInsideATransactionThatCommitsIsMarkedAtOnceWhereTheStoreJoinsTheTransaction() {
         store.joinsCallerTransaction(true);
         OwnedClaim claim = claim();

@@ -24,6 +24,9 @@ public class OverloadResource {
     @Inject
     Charger charger;
 
+    @Inject
+    CommitTogether together;
+
     @POST
     @Path("{orderId}")
     @Transactional
@@ -31,5 +34,19 @@ public class OverloadResource {
         entityManager.createNativeQuery("SELECT 1").getSingleResult(); // the connection stays with the transaction
         Thread.sleep(300); // so that every caller holds its connection when it claims
         return Response.status(201).entity(charger.charge(orderId)).build();
+    }
+
+    /**
+     * Pays, then waits until as many callers as the pool has connections are here before it
+     * commits: each transaction holds its connection (the library's statement in it took one),
+     * and all commit at once.
+     */
+    @POST
+    @Path("together/{orderId}")
+    @Transactional
+    public Response payTogether(@PathParam("orderId") String orderId) throws InterruptedException {
+        String paid = charger.charge(orderId);
+        together.await();
+        return Response.status(201).entity(paid).build();
     }
 }

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.idempotency.it.overload.Charger;
+import dev.idempotency.it.overload.CommitTogether;
 import dev.idempotency.it.overload.OverloadResource;
 import dev.idempotency.it.overload.SmallPool;
 import dev.idempotency.it.support.Deployments;
@@ -51,7 +52,7 @@ class OwnTransactionOverloadIT {
     static WebArchive deployment() {
         WebArchive archive = Deployments.sampleApp("overload", "idempotency.jpa.max-own-transactions=2\n");
         archive.deleteClass(PostgreSqlDataSource.class);
-        return archive.addClasses(SmallPool.class, Charger.class, OverloadResource.class);
+        return archive.addClasses(SmallPool.class, Charger.class, OverloadResource.class, CommitTogether.class);
     }
 
     @ArquillianResource
@@ -65,6 +66,52 @@ class OwnTransactionOverloadIT {
         // the store's own (before the fix, every caller queued 30 s behind the first reading); then warm
         overload(http, run + "-cold");
         overload(http, run + "-warm");
+    }
+
+    /**
+     * As many callers as the pool has connections, each in a transaction that paid (the library's
+     * statement in it took a connection), commit at once: the pool is dry. Whatever the library
+     * still writes for them must not need a second connection then (before the fix, the outcome
+     * was stored after the commit, in a transaction of the store's own: two callers waited for a
+     * connection the others held, the others 30 s for one of the two own transactions, and their
+     * results were lost). Every caller is answered fast, and every retry gets the first answer.
+     */
+    @Test
+    void callersCommittingAtOnceWithEveryConnectionHeldAreAnsweredFastAndTheirRetriesReplayed() throws Exception {
+        Http http = new Http(url);
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        ExecutorService callers = Executors.newFixedThreadPool(SmallPool.SIZE);
+        List<Future<Answer>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < SmallPool.SIZE; i++) {
+                String orderId = "together-" + run + "-" + i;
+                answers.add(callers.submit(() -> {
+                    long started = System.nanoTime();
+                    HttpResponse<byte[]> response = http.send(http.request("api/overload/together/" + orderId)
+                            .POST(HttpRequest.BodyPublishers.noBody()).build());
+                    return new Answer(orderId, response, (System.nanoTime() - started) / 1_000_000);
+                }));
+                // one claim at a time (each needs one of the store's two own transactions and a free
+                // connection): only the commits come together
+                Thread.sleep(1_500);
+            }
+            for (Future<Answer> future : answers) {
+                Answer answer = future.get(90, TimeUnit.SECONDS);
+                String body = new String(answer.response().body(), StandardCharsets.UTF_8);
+                assertThat(answer.response().statusCode()).as(answer.orderId() + ": " + body).isEqualTo(201);
+                assertThat(answer.millis()).as(answer.orderId() + " answered after").isLessThan(15_000);
+            }
+            for (Future<Answer> future : answers) {
+                String orderId = future.get().orderId();
+                HttpResponse<byte[]> retry = http.send(http.request("api/overload/" + orderId)
+                        .POST(HttpRequest.BodyPublishers.noBody()).build());
+                assertThat(retry.statusCode()).as("retry of " + orderId + ": " + Http.text(retry)).isEqualTo(201);
+                assertThat(Http.text(retry)).as("the retry's answer").isEqualTo(orderId);
+                assertThat(PaymentsDatabase.paymentRows(orderId)).as("payments of " + orderId).isEqualTo(1);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
     }
 
     private static void overload(Http http, String run) throws Exception {
