@@ -29,7 +29,7 @@ public class OwnedClaim {
     private final String owner;
     private final EventPublisher events;
     private final InProgressWaits waits;
-    /** The key of the transaction the work was marked executed in, if it was, in one. */
+    /** The key of the first transaction the work was marked executed (or its outcome stored) in, if it was, in one. */
     private volatile Object markedIn;
     private final ReleaseRetries retries;
     private final boolean http;
@@ -111,8 +111,10 @@ public class OwnedClaim {
     }
 
     /**
-     * @return whether {@link #markExecuted} recorded the work as committed: the claim can then only
-     *     be completed (releasing it would let a retry run the work twice)
+     * @return whether {@link #markExecuted} recorded the work as committed, or
+     *     {@link #completeInTransaction} stored its outcome in its transaction: the claim can then
+     *     only be completed (releasing it would let a retry run the work twice), or released after
+     *     that transaction rolled back
      */
     public boolean executed() {
         return executed;
@@ -229,9 +231,17 @@ public class OwnedClaim {
         }
     }
 
-    /** @param transaction the key of the transaction a mark of this claim's work was made in */
+    /**
+     * Notes the transaction a mark (or a stored outcome) of this claim's work was made in; the
+     * first one stays: a mark the method's own transaction committed must outlive the rollback of
+     * one spanning the request that stored the answer after it.
+     *
+     * @param transaction the key of the transaction a mark of this claim's work was made in
+     */
     void markedIn(Object transaction) {
-        markedIn = transaction;
+        if (markedIn == null) {
+            markedIn = transaction;
+        }
     }
 
     /**

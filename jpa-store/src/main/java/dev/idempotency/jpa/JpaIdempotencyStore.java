@@ -77,7 +77,10 @@ public class JpaIdempotencyStore implements IdempotencyStore {
         return records.release(key, owner);
     }
 
-    /** @return {@code true}: {@link #markExecuted} joins the caller's transaction, with the business rows */
+    /**
+     * @return {@code true}: {@link #markExecuted} and {@link #complete} join the caller's
+     *     transaction, with the business rows
+     */
     @Override
     public boolean joinsCallerTransaction() {
         return true;

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -42,6 +43,7 @@ class ApplicationErrorsTest {
     static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
     static final Duration LONG = Duration.ofMinutes(10);
     static final AtomicLong IDS = new AtomicLong(System.currentTimeMillis());
+    static final StoredOutcome PAID = StoredOutcome.of(201, Map.of(), "paid".getBytes());
     static final Map<String, EntityManagerFactory> FACTORIES = new HashMap<>();
 
     @BeforeAll
@@ -99,6 +101,30 @@ class ApplicationErrorsTest {
 
     private static String acquire(JpaRecords records, String key) {
         return ((ClaimResult.Acquired) records.claim(key, "fp", LONG, LONG)).owner();
+    }
+
+    /**
+     * The application persists a valid order in its transaction, then the store's statement joins
+     * it; the transaction then commits, or rolls back.
+     *
+     * @return what the store answered
+     */
+    private static <T> T afterAnOrder(CallerTransaction transactions, long id, boolean commit, Supplier<T> statement) {
+        try {
+            transactions.caller.getTransaction().begin();
+            transactions.caller.persist(new ApplicationOrder(id, "ref-" + id));
+            T answer = statement.get();
+            if (commit) {
+                transactions.caller.getTransaction().commit();
+            }
+            return answer;
+        } finally {
+            transactions.rollback();
+        }
+    }
+
+    private static Object order(EntityManagerFactory factory, long id) {
+        return new ResourceLocalTransactions(factory).inNewTransaction(em -> em.find(ApplicationOrder.class, id));
     }
 
     private static String takenReference(EntityManagerFactory factory) {
@@ -201,20 +227,52 @@ class ApplicationErrorsTest {
         String key = "app-ok-mark-" + System.nanoTime();
         String owner = acquire(records, key);
         long id = IDS.incrementAndGet();
-        boolean marked;
-        try {
-            transactions.caller.getTransaction().begin();
-            transactions.caller.persist(new ApplicationOrder(id, "ref-" + id));
-            marked = records.markExecuted(key, owner, LONG, LONG);
-            transactions.caller.getTransaction().commit();
-        } finally {
-            transactions.rollback();
-        }
+        boolean marked = afterAnOrder(transactions, id, true, () -> records.markExecuted(key, owner, LONG, LONG));
 
         assertThat(marked).isTrue();
         assertThat(records.find(key)).get().extracting(r -> r.state()).isEqualTo(RecordState.EXECUTED);
-        ApplicationOrder stored = new ResourceLocalTransactions(factory)
-                .inNewTransaction(em -> em.find(ApplicationOrder.class, id));
-        assertThat((Object) stored).as("the business row committed with the mark").isNotNull();
+        assertThat(order(factory, id)).as("the business row committed with the mark").isNotNull();
+    }
+
+    /**
+     * What the library does with the value of a non-HTTP method that returned inside a
+     * transaction: the store's completion joins it and rolls back with it, leaving the claim in
+     * progress, which the library then gives back; a retry runs.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test", "idempotency-test-hibernate"})
+    void aCompletionInTheCallersTransactionRollsBackWithItAndTheKeyIsGivenBack(String unit) {
+        EntityManagerFactory factory = FACTORIES.get(unit);
+        CallerTransaction transactions = new CallerTransaction(factory);
+        JpaRecords records = new JpaRecords(transactions);
+        String key = "rolled-back-complete-" + System.nanoTime();
+        String owner = acquire(records, key);
+        long id = IDS.incrementAndGet();
+        boolean completed = afterAnOrder(transactions, id, false, () -> records.complete(key, owner, PAID, LONG));
+
+        assertThat(completed).isTrue();
+        assertThat(records.find(key)).as("the completion rolled back with the business rows").get()
+                .extracting(r -> r.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(records.release(key, owner)).as("the library gives the claim back after the rollback").isTrue();
+        assertThat(records.claim(key, "fp", LONG, LONG)).as("and a retry runs").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(order(factory, id)).as("no business row").isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test", "idempotency-test-hibernate"})
+    void aCompletionInTheCallersTransactionCommitsWithTheBusinessRows(String unit) {
+        EntityManagerFactory factory = FACTORIES.get(unit);
+        CallerTransaction transactions = new CallerTransaction(factory);
+        JpaRecords records = new JpaRecords(transactions);
+        String key = "committed-complete-" + System.nanoTime();
+        String owner = acquire(records, key);
+        long id = IDS.incrementAndGet();
+        assertThat(afterAnOrder(transactions, id, true, () -> records.complete(key, owner, PAID, LONG))).isTrue();
+
+        assertThat(records.find(key)).get().satisfies(record -> {
+            assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(record.outcome().body()).asString().isEqualTo("paid");
+        });
+        assertThat(order(factory, id)).as("the business row committed with the record").isNotNull();
     }
 }
