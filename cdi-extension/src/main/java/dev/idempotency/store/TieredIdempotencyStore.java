@@ -1,7 +1,9 @@
 package dev.idempotency.store;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -38,9 +40,13 @@ import dev.idempotency.spi.support.TransactionGuard;
  *
  * <p>When the front fails (its server is down, a timeout), the failure is logged, the front is
  * left alone for a pause ({@code idempotency.tiered.front-pause}) and every call runs on the back
- * alone: no {@code 503}, and no second execution, since the back decides every claim. What the
- * front may get wrong is bounded by the lease: a claim it still shows as in progress after the
- * back released or completed it (its update failed) answers {@code 409} until the lease lapses.
+ * alone: no {@code 503}, and no second execution, since the back decides every claim. The front's
+ * own claims whose release or copy was skipped during the pause (up to {@value #MAX_MISSED} of
+ * them) are given back at the next claim of their key once the front is in use again, so that a
+ * retry is not told {@code 409} by a claim the back has ended. What the front may get wrong
+ * otherwise is bounded by the lease: a claim it still shows as in progress after the back
+ * released or completed it (its update failed, or more were missed) answers {@code 409} until the
+ * lease lapses.
  */
 public final class TieredIdempotencyStore implements IdempotencyStore {
 
@@ -56,6 +62,22 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     private final AtomicLong frontPausedUntil = new AtomicLong(IN_USE);
 
     private static final long IN_USE = Long.MIN_VALUE;
+
+    /** The most front claims whose update a pause skipped that are remembered to be given back. */
+    static final int MAX_MISSED = 10_000;
+
+    /**
+     * Front claims whose release or copy was skipped while the front was paused, by key: given
+     * back at the key's next claim (an owner the front no longer knows, after its lease, changes
+     * nothing there).
+     */
+    private final Map<String, Missed> missed = new ConcurrentHashMap<>();
+    /** The longest lease claimed through this store: a front claim older than that answers nothing alone. */
+    private volatile long longestLeaseNanos;
+
+    /** A front claim whose update was skipped: its owner token, and when (on the nano clock). */
+    private record Missed(String frontOwner, long at) {
+    }
 
     /**
      * @param front the fast store (Infinispan)
@@ -76,8 +98,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         String frontOwner = null;
+        if (lease.toNanos() > longestLeaseNanos) {
+            longestLeaseNanos = lease.toNanos();
+        }
         if (frontUsable()) {
             try {
+                giveBackMissed(key);
                 ClaimResult fast = front.claim(key, fingerprint, lease, retention);
                 if (fast instanceof ClaimResult.Existing existing && frontAnswers(existing.record(), fingerprint)) {
                     return fast;
@@ -158,9 +184,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(String key, String owner) {
-        boolean released = back.release(key, Owners.back(owner));
-        releaseFront(key, Owners.front(owner));
-        return released;
+        try {
+            return back.release(key, Owners.back(owner));
+        } finally {
+            // also when the back failed: the front must not answer for a claim the back may have ended
+            releaseFront(key, Owners.front(owner));
+        }
     }
 
     /** @return whether the back, which decides, joins the caller's transaction */
@@ -196,7 +225,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     private void copyToFront(String key, String frontOwner, StoredOutcome outcome, Duration retention) {
-        if (frontOwner == null || !frontUsable()) {
+        if (frontOwner == null) {
+            return;
+        }
+        if (!frontUsable()) {
+            // its claim is given back instead, later: a retry then gets the back's record (and a copy)
+            remember(key, frontOwner);
             return;
         }
         try {
@@ -207,13 +241,46 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     private void releaseFront(String key, String frontOwner) {
-        if (frontOwner == null || !frontUsable()) {
+        if (frontOwner == null) {
+            return;
+        }
+        if (!frontUsable()) {
+            remember(key, frontOwner);
             return;
         }
         try {
             front.release(key, frontOwner);
         } catch (RuntimeException e) {
             frontFailed("release", e);
+        }
+    }
+
+    /** Notes a front claim whose update the pause skipped, while fewer than {@value #MAX_MISSED} are. */
+    private void remember(String key, String frontOwner) {
+        long now = nanoClock.getAsLong();
+        if (missed.size() >= MAX_MISSED) {
+            // claims older than any lease answer nothing alone any more: their keys need nothing
+            long longest = longestLeaseNanos;
+            missed.values().removeIf(old -> now - old.at() > longest);
+        }
+        if (missed.size() < MAX_MISSED) {
+            missed.put(key, new Missed(frontOwner, now));
+        }
+    }
+
+    /** Gives back the key's front claim whose update a pause skipped, if there is one. */
+    private void giveBackMissed(String key) {
+        if (missed.isEmpty()) {
+            return;
+        }
+        Missed skipped = missed.remove(key);
+        if (skipped != null) {
+            try {
+                front.release(key, skipped.frontOwner());
+            } catch (RuntimeException e) {
+                missed.putIfAbsent(key, skipped);
+                throw e;
+            }
         }
     }
 

@@ -209,6 +209,56 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         assertThat(((ClaimResult.Existing) replay).record().state()).isEqualTo(RecordState.COMPLETED);
     }
 
+    /** Pauses the front, as any failure of it does (here: a read of another key while it was down). */
+    private void pauseTheFront() {
+        front.down = true;
+        tiered().find(freshKey());
+        front.down = false;
+        assertThat(tiered().frontInUse()).isFalse();
+    }
+
+    @Test
+    void aReleaseTheFrontMissedDuringAPauseIsMadeUpSoTheKeyIsFreeAtOnceAfterIt() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        pauseTheFront();
+
+        assertThat(tiered().release(key, owner)).isTrue();
+        elapse(Duration.ofSeconds(5)); // the pause is over; the lease (10 minutes) is not
+
+        assertThat(tiered().claim(key, "fp", LONG)).as("the retry runs: the key is free in the back")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void aCopyTheFrontMissedDuringAPauseIsMadeUpSoTheRetryIsReplayedAtOnceAfterIt() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        pauseTheFront();
+
+        assertThat(tiered().complete(key, owner, sampleOutcome(), LONG)).isTrue();
+        elapse(Duration.ofSeconds(5));
+
+        ClaimResult retry = tiered().claim(key, "fp", LONG);
+        assertThat(((ClaimResult.Existing) retry).record().state()).as("replayed, not 409 until the lease ends")
+                .isEqualTo(RecordState.COMPLETED);
+        assertThat(tiered().claim(key, "fp", LONG)).as("and copied to the front again")
+                .satisfies(again -> assertThat(front.find(key)).get().extracting(IdempotencyRecord::state)
+                        .isEqualTo(RecordState.COMPLETED));
+    }
+
+    @Test
+    void aReleaseTheBackFailsStillGivesTheFrontClaimBack() {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        back.down = true;
+
+        assertThatThrownBy(() -> tiered().release(key, owner)).isInstanceOf(IdempotencyStoreException.class);
+
+        back.down = false;
+        assertThat(front.find(key)).as("the front holds no claim the back may have given up").isEmpty();
+    }
+
     @Test
     void aBackThatFailsFailsTheClaimAndGivesTheFrontClaimBack() {
         back.down = true;
