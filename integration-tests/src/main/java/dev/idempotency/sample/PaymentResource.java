@@ -54,7 +54,7 @@ public class PaymentResource {
      */
     @POST
     @Idempotent
-    @Transactional
+    @Transactional(rollbackOn = Exception.class)
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response create(@Valid @NotNull PaymentRequest request) throws InterruptedException {

@@ -41,7 +41,7 @@ public class ImportProcessor {
      * @throws InterruptedException when interrupted during the message's {@code delayMs}
      */
     @Idempotent
-    @Transactional
+    @Transactional(rollbackOn = Exception.class)
     public ImportResult process(@IdempotencyKey String messageId) throws InterruptedException {
         int attempt = activity.attempt(messageId);
         ImportMessage message = entityManager.find(ImportMessage.class, messageId);
