@@ -113,6 +113,14 @@ final class DatabaseClock {
         this(product, System::nanoTime, System::currentTimeMillis, moved);
     }
 
+    /**
+     * @param product the database, shared with the rest of the store
+     * @param nanoClock a monotonic clock a test drives (the wall clock follows it: no drift)
+     */
+    DatabaseClock(DatabaseProduct product, LongSupplier nanoClock) {
+        this(product, nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()), UnaryOperator.identity());
+    }
+
     /** @param nanoClock a monotonic clock (tests) */
     DatabaseClock(LongSupplier nanoClock) {
         this(new DatabaseProduct(), nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()),

@@ -18,6 +18,12 @@ class HibernatePostgreSqlStoreContractTest extends PostgreSqlStoreContractTest {
         return "idempotency-test-hibernate";
     }
 
+    /** @return {@code false}: its parent's contract runs in real time already */
+    @Override
+    boolean realTime() {
+        return false;
+    }
+
     @Test
     void hibernateLendsItsConnectionSoTheProductAndTheOneStatementClaimAreKnown() throws Exception {
         createStore();
