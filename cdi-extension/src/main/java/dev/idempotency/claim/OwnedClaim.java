@@ -29,7 +29,7 @@ public class OwnedClaim {
     private final String owner;
     private final EventPublisher events;
     private final InProgressWaits waits;
-    /** The key of the first transaction the work was marked executed (or its outcome stored) in, if it was, in one. */
+    /** The key of the transaction the work was marked executed (or its outcome stored) in, if it was, in one. */
     private volatile Object markedIn;
     private final ReleaseRetries retries;
     private final boolean http;
@@ -231,17 +231,9 @@ public class OwnedClaim {
         }
     }
 
-    /**
-     * Notes the transaction a mark (or a stored outcome) of this claim's work was made in; the
-     * first one stays: a mark the method's own transaction committed must outlive the rollback of
-     * one spanning the request that stored the answer after it.
-     *
-     * @param transaction the key of the transaction a mark of this claim's work was made in
-     */
+    /** @param transaction the key of the transaction a mark (or a stored outcome) of this claim's work was made in */
     void markedIn(Object transaction) {
-        if (markedIn == null) {
-            markedIn = transaction;
-        }
+        markedIn = transaction;
     }
 
     /**

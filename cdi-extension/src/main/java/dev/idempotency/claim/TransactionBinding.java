@@ -156,12 +156,10 @@ public final class TransactionBinding {
     /**
      * Stores an HTTP answer as the claim's outcome: at once, unless it is written while the work's
      * transaction is still running (an {@code AsyncResponse} resumed inside the method, a transaction
-     * that spans the request). Then a store that does not join that transaction stores it only
-     * once the transaction committed, and a store that joins it stores it in it now (it commits
-     * with the work; the claim is ended, and duplicates waiting on this node woken, only at the
-     * commit). A rollback releases the key (the work never happened, so its answer must never be
-     * replayed), and an end the transaction manager cannot tell leaves the claim unsettled.
-     * Meanwhile retries are told the request is in progress.
+     * that spans the request) and the store does not join that transaction. Then it is stored only
+     * once the transaction committed; a rollback releases the key (the work never happened, so its
+     * answer must never be replayed), and an end the transaction manager cannot tell leaves the
+     * claim unsettled. Meanwhile retries are told the request is in progress.
      *
      * @param claim the request's claim
      * @param outcome the answer, as retries get it
@@ -169,46 +167,19 @@ public final class TransactionBinding {
     public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
         // read now: a mark made later in this transaction (before its commit) is undone by its rollback
         Object running = transactions.transactionKey();
-        boolean joins = claim.storeJoinsCallerTransaction();
-        boolean active = transactions.active();
-        if (!transactions.whenTransactionEnds(end -> {
+        if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
             switch (end) {
-                case COMMITTED -> {
-                    if (joins) {
-                        claim.completedWithCommit();
-                    } else {
-                        claim.complete(outcome);
-                    }
-                }
+                case COMMITTED -> claim.complete(outcome);
                 // a mark another transaction committed (the method's own, inside one spanning the
                 // request) stays: only what this one did is undone
                 case ROLLED_BACK -> claim.releaseAfterRollbackOf(running);
                 case UNKNOWN -> claim.leaveUnsettled();
             }
         })) {
-            // No transaction is running: the method's ended before its answer was written.
+            // No transaction is running (the method's ended before its answer was written), or the
+            // store's completion joins it and commits or rolls back with the work.
             claim.complete(outcome);
-        } else if (joins && active) {
-            storeInThisTransaction(claim, outcome);
         }
-    }
-
-    /**
-     * Stores an HTTP answer in the running transaction the store joins. The answer is on its way
-     * to the client already, so a failure is logged, not thrown; but the transaction is marked
-     * rollback-only, as when the key was found taken over: its writes must not commit without
-     * their record (a retry after the lease would run them again).
-     */
-    private void storeInThisTransaction(OwnedClaim claim, StoredOutcome outcome) {
-        try {
-            if (claim.completeInTransaction(outcome)) {
-                claim.markedIn(transactions.transactionKey());
-                return;
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(claim.policy().endpoint(), claim.keyForLog()), e);
-        }
-        transactions.setRollbackOnly();
     }
 
     /**

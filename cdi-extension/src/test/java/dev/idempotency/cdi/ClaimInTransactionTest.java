@@ -281,60 +281,6 @@ class ClaimInTransactionTest {
     }
 
     /**
-     * An HTTP answer written while the transaction is still running (an {@code AsyncResponse}
-     * resumed inside a {@code @Transactional} method) is stored in it where the store joins it:
-     * the claim ends only with the commit, and a rollback gives the key back.
-     */
-    @Test
-    void anHttpAnswerStoredInARunningTransactionIsGivenBackWhenItRollsBack() throws Exception {
-        store.joinsCallerTransaction(true);
-        HttpClaim claim = httpClaim(true);
-        jta.begin();
-
-        binding.bind(claim, false, null);
-        binding.storeWhenCommitted(claim, PLACED);
-        assertThat(store.calls()).as("stored in the transaction").containsExactly("claim", "complete");
-        assertThat(outcomes()).as("nothing is completed before the commit").doesNotContain(COMPLETED);
-        jta.rollback();
-
-        assertThat(store.calls()).as("the rollback left the row in progress: given back")
-                .containsExactly("claim", "complete", "release");
-        assertThat(outcomes()).doesNotContain(COMPLETED);
-    }
-
-    @Test
-    void anHttpAnswerStoredInARunningTransactionIsCompletedWithItsCommit() throws Exception {
-        store.joinsCallerTransaction(true);
-        HttpClaim claim = httpClaim(true);
-        jta.begin();
-
-        binding.bind(claim, false, null);
-        binding.storeWhenCommitted(claim, PLACED);
-        assertThat(claim.isOpen()).isTrue();
-        assertThat(jta.commit()).isTrue();
-
-        assertThat(claim.isOpen()).isFalse();
-        assertThat(store.calls()).as("nothing written after the commit").containsExactly("claim", "complete");
-        assertThat(outcomes()).containsExactly(COMPLETED);
-        assertThat(((ClaimResult.Existing) retry()).record().outcome()).isEqualTo(PLACED);
-    }
-
-    @Test
-    void anHttpAnswerThatCannotBeStoredInARunningTransactionMakesItRollBack() throws Exception {
-        store.joinsCallerTransaction(true);
-        HttpClaim slow = httpClaim(true);
-        elapse(policy.lease());
-        assertThat(retry()).as("taken over").isInstanceOf(ClaimResult.Acquired.class);
-        jta.begin();
-
-        binding.bind(slow, false, null);
-        binding.storeWhenCommitted(slow, PLACED);
-
-        assertThat(jta.commit()).as("its writes must not commit without their record").isFalse();
-        assertThat(memory.find(KEY).orElseThrow().state()).as("the new owner's claim").isEqualTo(RecordState.IN_PROGRESS);
-    }
-
-    /**
      * The method's own transaction committed its mark; a transaction around the request that
      * stored the answer then rolled back: the work did commit, so the key is never given back.
      */
