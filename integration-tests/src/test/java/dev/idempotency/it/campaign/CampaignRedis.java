@@ -14,12 +14,14 @@ import dev.idempotency.testing.ChildProcess;
  */
 final class CampaignRedis implements CampaignResource {
 
+    static final String KILL = "kill -9 Redis";
+
     private final RedisServer redis;
     private final List<Nemesis.Fault> faults;
 
     CampaignRedis() throws Exception {
         redis = RedisServer.start("campaign", ChildProcess.freePort(), "--appendonly", "yes", "--appendfsync", "always");
-        faults = List.of(Nemesis.held("kill -9 Redis", 300, 2000, redis::kill, redis::start),
+        faults = List.of(Nemesis.held(KILL, 300, 2000, redis::kill, redis::start),
                 Nemesis.held("SIGSTOP Redis", 1000, 5000, () -> redis.signal("STOP"), () -> redis.signal("CONT")));
     }
 
