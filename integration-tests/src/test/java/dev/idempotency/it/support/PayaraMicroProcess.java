@@ -131,7 +131,9 @@ public final class PayaraMicroProcess implements ServerProcess {
     private static PayaraMicroProcess boot(List<String> command, Path log, int port) throws Exception {
         ChildProcess process = ChildProcess.start(command, log);
         PayaraMicroProcess server = new PayaraMicroProcess(process, port);
-        return ServerStart.awaitReady(server, process, Duration.ofSeconds(150), () -> {
+        // 4 minutes: a fault campaign's node, started again with five applications while the
+        // campaign's servers and clients load both cores, took more than 150 s once (stop 46)
+        return ServerStart.awaitReady(server, process, Duration.ofSeconds(240), () -> {
             String text = server.log();
             if (text.contains(BOOT_FAILED)) {
                 throw new BootFailed();
