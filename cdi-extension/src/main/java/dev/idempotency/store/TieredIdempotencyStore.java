@@ -73,7 +73,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
      */
     private final Map<String, Missed> missed = new ConcurrentHashMap<>();
     /** The longest lease claimed through this store: a front claim older than that answers nothing alone. */
-    private volatile long longestLeaseNanos;
+    private final AtomicLong longestLeaseNanos = new AtomicLong();
 
     /** A front claim whose update was skipped: its owner token, and when (on the nano clock). */
     private record Missed(String frontOwner, long at) {
@@ -98,8 +98,10 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(String key, String fingerprint, Duration lease, Duration retention) {
         String frontOwner = null;
-        if (lease.toNanos() > longestLeaseNanos) {
-            longestLeaseNanos = lease.toNanos();
+        long leaseNanos = lease.toNanos();
+        if (leaseNanos > longestLeaseNanos.get()) {
+            // raised only: two claims with different leases at once must not lower it
+            longestLeaseNanos.accumulateAndGet(leaseNanos, Math::max);
         }
         if (frontUsable()) {
             try {
@@ -260,7 +262,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         long now = nanoClock.getAsLong();
         if (missed.size() >= MAX_MISSED) {
             // claims older than any lease answer nothing alone any more: their keys need nothing
-            long longest = longestLeaseNanos;
+            long longest = longestLeaseNanos.get();
             missed.values().removeIf(old -> now - old.at() > longest);
         }
         if (missed.size() < MAX_MISSED) {

@@ -123,8 +123,7 @@ final class DatabaseClock {
 
     /** @param nanoClock a monotonic clock (tests) */
     DatabaseClock(LongSupplier nanoClock) {
-        this(new DatabaseProduct(), nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()),
-                UnaryOperator.identity());
+        this(new DatabaseProduct(), nanoClock);
     }
 
     /**

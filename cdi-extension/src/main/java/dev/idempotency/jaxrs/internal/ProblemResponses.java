@@ -3,6 +3,7 @@ package dev.idempotency.jaxrs.internal;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
+import dev.idempotency.internal.JsonText;
 import dev.idempotency.jaxrs.IdempotencyProblem;
 
 /**
@@ -69,25 +70,10 @@ public final class ProblemResponses {
                 + problem.status() + ",\"detail\":" + quote(detail) + "}";
     }
 
+    /** @return the text as a JSON string (the one writer the library's JSON shares) */
     static String quote(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+        StringBuilder out = new StringBuilder(text.length() + 2);
+        JsonText.quoted(text, out);
+        return out.toString();
     }
 }
