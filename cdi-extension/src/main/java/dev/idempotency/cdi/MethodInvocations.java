@@ -106,7 +106,8 @@ public class MethodInvocations {
         String key = space.key(plan.policy(), rawKey);
         ClaimResult claim;
         try {
-            claim = runtime.store().claim(key, fingerprint, plan.policy().lease(), plan.policy().ttl());
+            claim = retries.claimedAgain(runtime.store(), plan.policy(), key, fingerprint,
+                    runtime.store().claim(key, fingerprint, plan.policy().lease(), plan.policy().ttl()));
         } catch (RuntimeException e) {
             events.fire(IdempotencyOutcome.STORE_FAILURE, plan.policy(), key, false);
             if (plan.policy().failOpen()) {

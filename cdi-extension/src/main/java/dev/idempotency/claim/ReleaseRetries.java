@@ -1,14 +1,19 @@
 package dev.idempotency.claim;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyStore;
 
 /**
@@ -29,6 +34,12 @@ import dev.idempotency.spi.IdempotencyStore;
  * container's transactions, which a library thread does not have; its failed release lapses with
  * the lease.
  *
+ * <p>A key claimed again on this node while its release is pending does not wait for the next
+ * try: the release is tried at once ({@link #claimedAgain}), so that a retry sent as soon as the
+ * server is back runs, where it would otherwise be told {@code 409}, or {@code 410} once the
+ * mark's lease ran out, until the pause (up to {@value #LONGEST_DELAY_MILLIS} ms) had passed. A
+ * retry that reaches another node still meets the record until this node's next try.
+ *
  * <p>Bounds: the first retry {@value #FIRST_DELAY_MILLIS} ms after the failure, then at twice the
  * pause, at most every {@value #LONGEST_DELAY_MILLIS} ms, until the record's retention
  * (the larger of lease and ttl) has run out (the store drops it then anyway); at most
@@ -45,6 +56,8 @@ public final class ReleaseRetries implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReleaseRetries.class.getName());
 
     private final AtomicInteger pending = new AtomicInteger();
+    /** The releases pending, by scoped key (the newest one of a key when two are). */
+    private final Map<String, Retry> byKey = new ConcurrentHashMap<>();
     private ScheduledThreadPoolExecutor scheduler;
     private boolean closed;
 
@@ -58,6 +71,12 @@ public final class ReleaseRetries implements AutoCloseable {
         private final long giveUpAt;
         private long delayMillis = FIRST_DELAY_MILLIS;
         private int attempts = 1;
+        /** One attempt at a time. */
+        private final ReentrantLock lock = new ReentrantLock();
+        /** Set under the lock: released, no longer the owner's, or given up. */
+        private boolean finished;
+        /** The next scheduled try; set under the lock. */
+        private ScheduledFuture<?> next;
 
         Retry(IdempotencyStore store, IdempotencyPolicy policy, String key, String owner, Runnable released) {
             this.store = store;
@@ -71,27 +90,65 @@ public final class ReleaseRetries implements AutoCloseable {
 
         @Override
         public void run() {
+            attempt(true);
+        }
+
+        /**
+         * Tries the release once; one attempt at a time, none once finished.
+         *
+         * @param scheduled whether the scheduler runs it (it schedules the next try after a
+         *     failure); {@code false}: the key is claimed again, and neither waits for an attempt
+         *     under way nor changes the next scheduled try when it fails
+         * @return whether the store released it now
+         */
+        boolean attempt(boolean scheduled) {
+            if (scheduled) {
+                lock.lock();
+            } else if (!lock.tryLock()) {
+                return false;
+            }
+            try {
+                return !finished && attemptLocked(scheduled);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private boolean attemptLocked(boolean scheduled) {
             attempts++;
             boolean gone;
             try {
                 gone = store.release(key, owner);
             } catch (RuntimeException | LinkageError e) { // LinkageError: the application went away meanwhile
+                if (!scheduled) {
+                    return false;
+                }
                 if (System.nanoTime() - giveUpAt >= 0) {
-                    done();
+                    finish();
                     LOG.log(Level.SEVERE, Messages.releaseRetriesGaveUp(policy.endpoint(), ScopedKey.forLog(key), attempts), e);
                 } else {
                     delayMillis = Math.min(LONGEST_DELAY_MILLIS, delayMillis * 2);
                     if (!schedule(this, delayMillis)) {
-                        done(); // closed meanwhile: counted as left by close()
+                        finish(); // closed meanwhile: counted as left by close()
                     }
                 }
-                return;
+                return false;
             }
-            done();
+            finish();
             LOG.info(Messages.releasedOnRetry(policy.endpoint(), ScopedKey.forLog(key), attempts, gone));
             if (gone) {
                 released.run(); // wakes waiting duplicates, reports the release (listeners' failures are caught there)
             }
+            return gone;
+        }
+
+        private void finish() {
+            finished = true;
+            byKey.remove(key, this);
+            if (next != null) {
+                next.cancel(false); // when the key was claimed again: the scheduled try is not needed
+            }
+            done();
         }
     }
 
@@ -121,11 +178,44 @@ public final class ReleaseRetries implements AutoCloseable {
             LOG.warning(Messages.releaseRetriesFull(policy.endpoint(), ScopedKey.forLog(key), MAX_PENDING));
             return false;
         }
-        if (!schedule(new Retry(store, policy, key, owner, released), FIRST_DELAY_MILLIS)) {
-            pending.decrementAndGet();
-            return false;
+        Retry retry = new Retry(store, policy, key, owner, released);
+        byKey.put(key, retry);
+        retry.lock.lock(); // its next is set before its first attempt can finish it
+        try {
+            if (!schedule(retry, FIRST_DELAY_MILLIS)) {
+                byKey.remove(key, retry);
+                pending.decrementAndGet();
+                return false;
+            }
+        } finally {
+            retry.lock.unlock();
         }
         return true;
+    }
+
+    /**
+     * Tries a key's pending release at once when the key was claimed again on this node and found
+     * held, and claims it once more if that gave it back: a retry sent as soon as the store is back
+     * runs instead of meeting the record until the next try. Costs a read of a counter when no
+     * release is pending.
+     *
+     * @param store the store the claim was made in
+     * @param policy the method's policy
+     * @param key the scoped key
+     * @param fingerprint the request's fingerprint
+     * @param claim what the claim answered
+     * @return the claim's answer, or that of the claim made again
+     */
+    public ClaimResult claimedAgain(IdempotencyStore store, IdempotencyPolicy policy, String key, String fingerprint,
+            ClaimResult claim) {
+        if (!(claim instanceof ClaimResult.Existing) || pending.get() == 0) {
+            return claim;
+        }
+        Retry retry = byKey.get(key);
+        if (retry == null || !retry.attempt(false)) {
+            return claim;
+        }
+        return store.claim(key, fingerprint, policy.lease(), policy.ttl());
     }
 
     /** @return how many claims wait to be given back */
@@ -133,6 +223,7 @@ public final class ReleaseRetries implements AutoCloseable {
         return pending.get();
     }
 
+    /** Schedules a try; called holding the retry's lock. */
     private synchronized boolean schedule(Retry retry, long delayMillis) {
         if (closed) {
             return false;
@@ -147,7 +238,7 @@ public final class ReleaseRetries implements AutoCloseable {
             });
             scheduler.setRemoveOnCancelPolicy(true);
         }
-        scheduler.schedule(retry, delayMillis, TimeUnit.MILLISECONDS);
+        retry.next = scheduler.schedule(retry, delayMillis, TimeUnit.MILLISECONDS);
         return true;
     }
 
@@ -174,6 +265,7 @@ public final class ReleaseRetries implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        byKey.clear();
         int left = pending.getAndSet(0);
         if (left > 0) {
             LOG.warning(Messages.releaseRetriesDropped(left));

@@ -104,6 +104,43 @@ class ReleaseRetriesTest {
     }
 
     @Test
+    void aKeyClaimedAgainWhileItsReleaseIsPendingIsGivenBackAtOnceAndClaimedForTheRetry() {
+        IdempotencyPolicy policy = policy("place");
+        String owner = claim("k-1", policy);
+        memory.markExecuted("k-1", owner, policy.lease(), policy.ttl());
+        store.down(true);
+        retries.retry(store, policy, "k-1", owner, released::incrementAndGet);
+
+        ClaimResult whileDown = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+        assertThat(whileDown).as("the store still down: the record answers").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(retries.pending()).as("still pending").isEqualTo(1);
+        store.down(false);
+        ClaimResult back = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+
+        assertThat(back).as("released at once, and claimed for the retry").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(released).hasValue(1);
+        assertThat(retries.pending()).isZero();
+    }
+
+    @Test
+    void aKeyClaimedAgainThatIsNoLongerThePendingOwnersStaysAsTheStoreAnswered() throws InterruptedException {
+        IdempotencyPolicy policy = policy("place");
+        String owner = claim("k-1", policy);
+        memory.release("k-1", owner);
+        claim("k-1", policy);
+        store.down(true);
+        retries.retry(store, policy, "k-1", owner, released::incrementAndGet);
+        store.down(false);
+
+        ClaimResult again = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+
+        assertThat(again).as("the other owner's claim answers").isInstanceOf(ClaimResult.Existing.class);
+        assertThat(released).hasValue(0);
+        assertThat(retries.pending()).as("ended: no longer this owner's").isZero();
+        assertThat(within(Duration.ofMillis(300), () -> store.calls("release") > 1)).as("no background try after it").isFalse();
+    }
+
+    @Test
     void aStoreThatJoinsTheCallersTransactionIsNotRetried() {
         IdempotencyPolicy policy = policy("place");
         store.joinsCallerTransaction(true);

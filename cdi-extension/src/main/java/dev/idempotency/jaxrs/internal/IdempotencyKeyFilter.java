@@ -148,7 +148,8 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         }
         ClaimResult claim;
         try {
-            claim = store.claim(scopedKey, fingerprint, policy.lease(), policy.ttl());
+            claim = retries.claimedAgain(store, policy, scopedKey, fingerprint,
+                    store.claim(scopedKey, fingerprint, policy.lease(), policy.ttl()));
         } catch (RuntimeException e) {
             Response unavailable = storeFailed(scopedKey, policy.failOpen(), e);
             if (!policy.failOpen()) {

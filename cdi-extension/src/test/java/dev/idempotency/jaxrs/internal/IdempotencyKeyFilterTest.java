@@ -5,6 +5,7 @@ import static dev.idempotency.IdempotencyOutcome.COMPLETED;
 import static dev.idempotency.IdempotencyOutcome.CONFLICT;
 import static dev.idempotency.IdempotencyOutcome.MISMATCH;
 import static dev.idempotency.IdempotencyOutcome.OUTCOME_LOST;
+import static dev.idempotency.IdempotencyOutcome.RELEASED;
 import static dev.idempotency.IdempotencyOutcome.REPLAYED;
 import static dev.idempotency.IdempotencyOutcome.STORE_FAILURE;
 import static dev.idempotency.jaxrs.internal.FakeRequests.REPLAYED_HEADER;
@@ -230,6 +231,35 @@ class IdempotencyKeyFilterTest {
         assertThat(server.send(post("/payments", "{}").key("k-1"), echo()).status)
                 .as("nothing was claimed: once the store is back, the request runs").isEqualTo(201);
         assertThat(server.executions()).isEqualTo(1);
+    }
+
+    /**
+     * The fault campaign's {@code 410} for a payment that never committed (stop 46, Redis killed):
+     * the release after the failure met the store down and waits for its next background try,
+     * whose pause had grown while the store was down. A retry that reaches this node as soon as the
+     * store is back must not be told the key is in progress (or its outcome lost): the pending
+     * release is tried at once, and the retry runs.
+     */
+    @Test
+    void aRetryOnTheNodeWhoseReleaseIsPendingGetsTheKeyGivenBackAtOnceAndRuns() throws InterruptedException {
+        Server server = library.server("create");
+        Server.Exchange first = server.start(post("/payments", "{}").key("k-1"));
+        library.store.down(true);
+
+        Answer failed = first.finish(body -> Response.serverError().entity("the provider failed").build());
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (library.store.calls("release") < 3 && System.nanoTime() < deadline) { // 0.1 s, then 0.2 s more
+            Thread.sleep(5);
+        }
+        assertThat(library.store.calls("release")).as("tried at the answer and twice in the background").isEqualTo(3);
+        library.store.down(false);
+        Answer retry = server.send(post("/payments", "{}").key("k-1"), echo());
+
+        assertThat(failed.status).isEqualTo(500);
+        assertThat(retry.status).as("the next background try is 0.4 s away: given back at once").isEqualTo(201);
+        assertThat(retry.header(REPLAYED_HEADER)).isNull();
+        assertThat(server.executions()).isEqualTo(2);
+        assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED);
     }
 
     @Test

@@ -54,7 +54,8 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
      * the server is back (since stop 33, whose seed 3590003900354336496 found it never tried
      * again), but a retry after the mark's lease (3 s here) and before that release is told
      * {@code 410} (stop 46, seed -2466160628584926620: Redis killed at 57.1 s, back at 58.7 s, the
-     * release's next try due at about 61.9 s, the retry at 60.2 s).
+     * release's next try due at about 61.9 s, the retry at 60.2 s). Since stop 47 a retry on the
+     * node that holds the pending release has it tried at once; one on the other node still waits.
      *
      * @param redis the Redis server
      * @return the store
