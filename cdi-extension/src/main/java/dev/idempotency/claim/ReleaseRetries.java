@@ -37,8 +37,10 @@ import dev.idempotency.spi.IdempotencyStore;
  * <p>A key claimed again on this node while its release is pending does not wait for the next
  * try: the release is tried at once ({@link #claimedAgain}), so that a retry sent as soon as the
  * server is back runs, where it would otherwise be told {@code 409}, or {@code 410} once the
- * mark's lease ran out, until the pause (up to {@value #LONGEST_DELAY_MILLIS} ms) had passed. A
- * retry that reaches another node still meets the record until this node's next try.
+ * mark's lease ran out, until the pause (up to {@value #LONGEST_DELAY_MILLIS} ms) had passed. It
+ * does not wait for a background try under way (that one decides), and the release is reported
+ * on the library's thread. A retry that reaches another node, or a duplicate already waiting
+ * ({@code inProgress = WAIT}), still meets the record until this node's next try.
  *
  * <p>Bounds: the first retry {@value #FIRST_DELAY_MILLIS} ms after the failure, then at twice the
  * pause, at most every {@value #LONGEST_DELAY_MILLIS} ms, until the record's retention
@@ -56,7 +58,10 @@ public final class ReleaseRetries implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReleaseRetries.class.getName());
 
     private final AtomicInteger pending = new AtomicInteger();
-    /** The releases pending, by scoped key (the newest one of a key when two are). */
+    /**
+     * The releases pending, by scoped key: the newest of a key when two are (an owner's and that of
+     * the request that took its key over, both failed); the other is still tried in the background.
+     */
     private final Map<String, Retry> byKey = new ConcurrentHashMap<>();
     private ScheduledThreadPoolExecutor scheduler;
     private boolean closed;
@@ -137,7 +142,11 @@ public final class ReleaseRetries implements AutoCloseable {
             finish();
             LOG.info(Messages.releasedOnRetry(policy.endpoint(), ScopedKey.forLog(key), attempts, gone));
             if (gone) {
-                released.run(); // wakes waiting duplicates, reports the release (listeners' failures are caught there)
+                // Wakes waiting duplicates, reports the release (listeners' failures are caught there);
+                // on the library's thread, never inside a transaction of the caller that claimed again.
+                if (scheduled || !schedule(released)) {
+                    released.run();
+                }
             }
             return gone;
         }
@@ -179,9 +188,9 @@ public final class ReleaseRetries implements AutoCloseable {
             return false;
         }
         Retry retry = new Retry(store, policy, key, owner, released);
-        byKey.put(key, retry);
-        retry.lock.lock(); // its next is set before its first attempt can finish it
+        retry.lock.lock(); // its next is set before a claim of its key or its first attempt can finish it
         try {
+            byKey.put(key, retry);
             if (!schedule(retry, FIRST_DELAY_MILLIS)) {
                 byKey.remove(key, retry);
                 pending.decrementAndGet();
@@ -221,6 +230,15 @@ public final class ReleaseRetries implements AutoCloseable {
     /** @return how many claims wait to be given back */
     public int pending() {
         return pending.get();
+    }
+
+    /** @return whether the task runs on the retries' thread (not once closed) */
+    private synchronized boolean schedule(Runnable task) {
+        if (closed || scheduler == null) {
+            return false;
+        }
+        scheduler.execute(task);
+        return true;
     }
 
     /** Schedules a try; called holding the retry's lock. */

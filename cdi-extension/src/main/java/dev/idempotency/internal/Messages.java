@@ -478,8 +478,8 @@ public final class Messages {
     public static String storeFailedOnRelease(String endpoint, String keyHash, boolean retried) {
         return "IDEMP0404: " + endpoint + ": the idempotency store failed to release the claim for key hash " + keyHash
                 + (retried ? "; the release is retried in the background until the store answers (logged when it"
-                        + " does); until then retries with the key get 409 (410 once the lease of work marked executed"
-                        + " ran out)"
+                        + " does), and at once when the key is claimed again on this node; until then retries with the"
+                        + " key get 409 (410 once the lease of work marked executed ran out)"
                         : "; retries get 409 until the lease ends");
     }
 

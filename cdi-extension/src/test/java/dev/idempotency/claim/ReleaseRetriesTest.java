@@ -104,7 +104,7 @@ class ReleaseRetriesTest {
     }
 
     @Test
-    void aKeyClaimedAgainWhileItsReleaseIsPendingIsGivenBackAtOnceAndClaimedForTheRetry() {
+    void aKeyClaimedAgainWhileItsReleaseIsPendingIsGivenBackAtOnceAndClaimedForTheRetry() throws InterruptedException {
         IdempotencyPolicy policy = policy("place");
         String owner = claim("k-1", policy);
         memory.markExecuted("k-1", owner, policy.lease(), policy.ttl());
@@ -118,6 +118,7 @@ class ReleaseRetriesTest {
         ClaimResult back = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
 
         assertThat(back).as("released at once, and claimed for the retry").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(within(Duration.ofSeconds(2), () -> released.get() == 1)).as("reported on the library's thread").isTrue();
         assertThat(released).hasValue(1);
         assertThat(retries.pending()).isZero();
     }
