@@ -27,6 +27,7 @@ import dev.idempotency.claim.StageEnds;
 import dev.idempotency.claim.StageInTransaction;
 import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.claim.TransactionBinding;
+import dev.idempotency.claim.TransactionClaims;
 import dev.idempotency.exceptions.AuthenticationRequiredException;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
@@ -104,6 +105,10 @@ public class MethodInvocations {
         String rawKey = plan.keys().extract(arguments);
         String fingerprint = plan.fingerprint(codec, arguments);
         String key = space.key(plan.policy(), rawKey);
+        String earlier = TransactionClaims.fingerprintOf(binding.transactions(), key);
+        if (earlier != null) {
+            return inThisTransaction(plan, key, earlier.equals(fingerprint));
+        }
         ClaimResult claim;
         try {
             claim = retries.claimedAgain(runtime.store(), plan.policy(), key, fingerprint,
@@ -125,6 +130,7 @@ public class MethodInvocations {
             return duplicate(plan, existing.record(), fingerprint);
         }
         String owner = ((ClaimResult.Acquired) claim).owner();
+        TransactionClaims.claimed(binding.transactions(), key, fingerprint);
         if (plan.policy().serverIssuedKeys()) {
             IdempotencyException refusal = refusalOfToken(plan, caller, rawKey, key, owner);
             if (refusal != null) {
@@ -224,6 +230,24 @@ public class MethodInvocations {
         return StageEnds.after(stage, ending::stageEnded);
     }
 
+    /**
+     * A call whose key a call earlier in the same transaction claimed: a duplicate of a call still
+     * in progress (its outcome commits with the transaction), or, with other arguments, a reuse of
+     * the key; answered without asking the store ({@link TransactionClaims}).
+     */
+    private Object inThisTransaction(MethodPlan plan, String key, boolean sameArguments) {
+        IdempotencyOutcome outcome = sameArguments ? IdempotencyOutcome.CONFLICT : IdempotencyOutcome.MISMATCH;
+        events.fire(outcome, plan.policy(), key, false);
+        return refuse(plan, refusalOfDuplicate(plan, outcome, ScopedKey.forLog(key)));
+    }
+
+    /** @return the exception for a duplicate in progress ({@code CONFLICT}) or a key reused ({@code MISMATCH}) */
+    private static IdempotencyException refusalOfDuplicate(MethodPlan plan, IdempotencyOutcome outcome, String keyHash) {
+        return outcome == IdempotencyOutcome.MISMATCH
+                ? new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash))
+                : new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
+    }
+
     /** @return the stage as a future when it is complete already, else {@code null} */
     private static CompletableFuture<?> doneNow(CompletionStage<?> stage) {
         try {
@@ -264,8 +288,7 @@ public class MethodInvocations {
         IdempotencyOutcome outcome = RetryOutcomes.of(record, fingerprint);
         events.fire(outcome, plan.policy(), record.key(), false);
         IdempotencyException refusal = switch (outcome) {
-            case MISMATCH -> new IdempotencyKeyReuseException(Messages.invocationKeyReused(plan.where(), keyHash));
-            case CONFLICT -> new IdempotencyConflictException(Messages.invocationInProgress(plan.where(), keyHash));
+            case MISMATCH, CONFLICT -> refusalOfDuplicate(plan, outcome, keyHash);
             case OUTCOME_LOST -> record.state() == RecordState.OUTCOME_LOST
                     ? new IdempotencyException(Messages.resultLost(plan.where(), keyHash))
                     : new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));

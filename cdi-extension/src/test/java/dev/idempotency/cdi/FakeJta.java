@@ -2,8 +2,10 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 
 import javax.naming.Context;
 import javax.naming.NameNotFoundException;
@@ -29,6 +31,7 @@ public final class FakeJta implements TransactionSynchronizationRegistry {
         int status = Status.STATUS_ACTIVE;
         final List<Synchronization> synchronizations = new ArrayList<>();
         final List<Synchronization> interposed = new ArrayList<>();
+        final Map<Object, Object> resources = new HashMap<>();
     }
 
     private final ThreadLocal<Transaction> current = new ThreadLocal<>();
@@ -148,12 +151,12 @@ public final class FakeJta implements TransactionSynchronizationRegistry {
 
     @Override
     public void putResource(Object key, Object value) {
-        throw new UnsupportedOperationException();
+        transaction().resources.put(key, value);
     }
 
     @Override
     public Object getResource(Object key) {
-        return null;
+        return transaction().resources.get(key);
     }
 
     @Override

@@ -22,6 +22,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyException;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 
 /**
  * Outcomes count only once the transaction around the method committed, whatever the method's
@@ -74,6 +75,11 @@ class TransactionBindingTest {
             return result;
         }
 
+        @Idempotent
+        public String charge(@IdempotencyKey String id, int cents) {
+            return "charged " + cents + " #" + effect();
+        }
+
         @Idempotent(lease = "PT0.5S", fingerprintArguments = false)
         public String slow(@IdempotencyKey String id, long millis) throws InterruptedException {
             int execution = effect();
@@ -108,6 +114,30 @@ class TransactionBindingTest {
         jta.forget();
         container.close();
         FakeJta.uninstall();
+    }
+
+    /**
+     * docs/non-http-callers.md: the same key twice in one transaction (a batch with a duplicate
+     * row) is a duplicate of a call in progress, with other arguments a reuse of the key, answered
+     * without asking the store (on the JPA store the second claim waited for the row the caller's
+     * own transaction held: NonHttpIT), also once the transaction is marked rollback-only; the
+     * rollback frees the key.
+     */
+    @Test
+    void theSameKeyTwiceInOneTransactionIsADuplicateInProgressAndTheRollbackFreesIt() {
+        jta.begin();
+        assertThat(ledger.charge("c-1", 100)).isEqualTo("charged 100 #1");
+
+        assertThatThrownBy(() -> ledger.charge("c-1", 100)).isInstanceOf(IdempotencyConflictException.class);
+        assertThatThrownBy(() -> ledger.charge("c-1", 250)).isInstanceOf(IdempotencyKeyReuseException.class);
+        jta.setRollbackOnly();
+        assertThatThrownBy(() -> ledger.charge("c-1", 100)).as("rollback-only")
+                .isInstanceOf(IdempotencyConflictException.class);
+        jta.rollback();
+
+        assertThat(ledger.charge("c-1", 100)).as("nothing committed: it runs").isEqualTo("charged 100 #2");
+        assertThat(ledger.charge("c-1", 100)).as("then replayed").isEqualTo("charged 100 #2");
+        assertThat(ledger.executions()).isEqualTo(2);
     }
 
     @Test

@@ -173,6 +173,31 @@ public final class TransactionGuard {
         return transactions == null ? null : transactions.getTransactionKey();
     }
 
+    /**
+     * @param key the resource's key
+     * @return what the thread's transaction holds under {@code key}, or {@code null} (nothing, or no
+     *     transaction)
+     */
+    public Object resource(Object key) {
+        TransactionSynchronizationRegistry transactions = registry();
+        return transactions == null || transactions.getTransactionKey() == null ? null : transactions.getResource(key);
+    }
+
+    /**
+     * Keeps a value with the thread's transaction until it ends ({@code putResource}).
+     *
+     * @param key the resource's key
+     * @param value the value
+     * @throws IllegalStateException when no transaction is active on this thread
+     */
+    public void putResource(Object key, Object value) {
+        TransactionSynchronizationRegistry transactions = registry();
+        if (transactions == null) {
+            throw new IllegalStateException("no transaction on this thread");
+        }
+        transactions.putResource(key, value);
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         return status(registry()) == Status.STATUS_ACTIVE;

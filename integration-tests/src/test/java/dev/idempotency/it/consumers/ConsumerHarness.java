@@ -8,6 +8,9 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.transaction.UserTransaction;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -112,6 +115,39 @@ public class ConsumerHarness {
 
     @Inject
     TransactionalConsumer transactional;
+
+    @Resource
+    UserTransaction transaction;
+
+    @Resource
+    TransactionSynchronizationRegistry registry;
+
+    /**
+     * Charges the same key twice in one transaction (a batch with a duplicate row), then rolls the
+     * transaction back.
+     *
+     * @return what the second call threw ({@code returned} if nothing), how long it took, and
+     *     whether the transaction was rollback-only after it
+     */
+    @POST
+    @Path("transactional-twice/{key}")
+    public Map<String, Object> transactionalTwice(@PathParam("key") String key) throws Exception {
+        transaction.begin();
+        try {
+            transactional.charge(key, false);
+            long started = System.nanoTime();
+            String second = "returned";
+            try {
+                transactional.charge(key, false);
+            } catch (RuntimeException e) {
+                second = e.getClass().getName();
+            }
+            return Map.of("second", second, "millis", (System.nanoTime() - started) / 1_000_000,
+                    "rollbackOnly", registry.getTransactionStatus() == Status.STATUS_MARKED_ROLLBACK);
+        } finally {
+            transaction.rollback();
+        }
+    }
 
     @POST
     @Path("transactional/{key}")

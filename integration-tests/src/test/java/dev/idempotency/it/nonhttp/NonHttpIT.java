@@ -159,6 +159,26 @@ class NonHttpIT extends OnSampleApp {
         assertThat(number(twice, "count")).isEqualTo(number(once, "count"));
     }
 
+    /**
+     * docs/non-http-callers.md: the same key twice in one transaction is a duplicate of a call still
+     * in progress. On the JPA store the second claim had waited for the row the first call's
+     * transaction holds (the transaction waiting for it), and failed as a store outage after the
+     * database's lock timeout.
+     */
+    @Test
+    void theSameKeyTwiceInOneTransactionIsAConflictAtOnceAndTheRollbackFreesIt() {
+        String key = newKey();
+        long before = http.count("api/harness/count/transactional");
+
+        String twice = text(post("api/harness/transactional-twice/" + key));
+
+        assertThat(twice).contains("\"second\":\"dev.idempotency.exceptions.IdempotencyConflictException\"")
+                .contains("\"rollbackOnly\":true");
+        assertThat(number(twice, "millis")).as("answered at once, not after a lock timeout").isLessThan(2_000);
+        String after = text(post("api/harness/transactional/" + key + "?rollback=false"));
+        assertThat(number(after, "count") - before).as("rolled back: the key is free, the charge runs").isEqualTo(2);
+    }
+
     @Test
     void anAnonymousNonHttpCallerIsNeverTheUserNamedLikeTheServersAnonymousPrincipal() {
         for (String name : new String[] {"ANONYMOUS", "anonymous", "UNAUTHENTICATED"}) {
