@@ -130,13 +130,13 @@ public class MethodInvocations {
             return duplicate(plan, existing.record(), fingerprint);
         }
         String owner = ((ClaimResult.Acquired) claim).owner();
-        TransactionClaims.claimed(binding.transactions(), key, fingerprint);
         if (plan.policy().serverIssuedKeys()) {
             IdempotencyException refusal = refusalOfToken(plan, caller, rawKey, key, owner);
             if (refusal != null) {
                 return refuse(plan, refusal);
             }
         }
+        TransactionClaims.claimed(binding.transactions(), key, fingerprint);
         OwnedClaim owned = new OwnedClaim(runtime.store(), plan.policy(), key, owner, events, waits, retries, false);
         events.fire(IdempotencyOutcome.CLAIMED, plan.policy(), key, false);
         Object result = binding.run(owned, context::proceed);

@@ -11,7 +11,9 @@ import dev.idempotency.spi.support.TransactionGuard;
  * row) is answered as the duplicate it is without asking the store: its first call's outcome is
  * not committed yet. A store that joins the transaction (JPA) would otherwise make the second claim
  * wait for the row that the first call's transaction, the caller's own, holds until it ends: a
- * wait that only the database's lock timeout ends, as a store failure.
+ * wait that only the database's lock timeout ends, as a store failure. Only the same transaction:
+ * a {@code REQUIRES_NEW} call inside it is another one, and its claim of a key the outer one
+ * holds waits as before.
  *
  * <p>A transaction is one thread's at a time: its map needs no locking.
  */
@@ -26,8 +28,8 @@ public final class TransactionClaims {
     /**
      * @param transactions the guard over the caller's transaction
      * @param key the scoped key
-     * @return the fingerprint of the call that claimed the key in the thread's transaction (active
-     *     or marked rollback-only), or {@code null} (none did, or there is no transaction)
+     * @return the fingerprint of the call that claimed the key in the thread's running transaction
+     *     (active or marked rollback-only), or {@code null} (none did, or none is running)
      */
     public static String fingerprintOf(TransactionGuard transactions, String key) {
         Map<?, ?> claimed = (Map<?, ?>) transactions.resource(CLAIMED_KEYS);
@@ -35,7 +37,8 @@ public final class TransactionClaims {
     }
 
     /**
-     * Remembers a key claimed in the thread's transaction; nothing without one.
+     * Remembers a key claimed in the thread's running transaction; nothing without one (or in one
+     * that ended: its claims end at once, not with it).
      *
      * @param transactions the guard over the caller's transaction
      * @param key the scoped key
@@ -43,13 +46,12 @@ public final class TransactionClaims {
      */
     @SuppressWarnings("unchecked")
     public static void claimed(TransactionGuard transactions, String key, String fingerprint) {
-        if (transactions.transactionKey() == null) {
-            return;
-        }
         Map<String, String> claimed = (Map<String, String>) transactions.resource(CLAIMED_KEYS);
         if (claimed == null) {
             claimed = new HashMap<>();
-            transactions.putResource(CLAIMED_KEYS, claimed);
+            if (!transactions.putResource(CLAIMED_KEYS, claimed)) {
+                return;
+            }
         }
         claimed.put(key, fingerprint);
     }

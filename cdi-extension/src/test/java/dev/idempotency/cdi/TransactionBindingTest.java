@@ -3,6 +3,8 @@ package dev.idempotency.cdi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -75,6 +77,12 @@ class TransactionBindingTest {
             return result;
         }
 
+        /** No effect bound to a transaction: callable where one just ended. */
+        @Idempotent
+        public String send(@IdempotencyKey String id) {
+            return "sent #" + executions.incrementAndGet();
+        }
+
         @Idempotent
         public String charge(@IdempotencyKey String id, int cents) {
             return "charged " + cents + " #" + effect();
@@ -138,6 +146,25 @@ class TransactionBindingTest {
         assertThat(ledger.charge("c-1", 100)).as("nothing committed: it runs").isEqualTo("charged 100 #2");
         assertThat(ledger.charge("c-1", 100)).as("then replayed").isEqualTo("charged 100 #2");
         assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    /**
+     * Calls made where a transaction just committed (Narayana keeps it on the thread during its
+     * synchronizations' afterCompletion, where an AFTER_SUCCESS observer runs) end at once, not with
+     * it: a second call with the key is a duplicate of a completed call, replayed.
+     */
+    @Test
+    void callsMadeAfterTheTransactionCommittedAreNotTakenForItsOwn() {
+        List<String> answers = new ArrayList<>();
+        jta.begin();
+        jta.onCommit(() -> {
+            answers.add(ledger.send("n-1"));
+            answers.add(ledger.send("n-1"));
+        });
+
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(answers).containsExactly("sent #1", "sent #1");
     }
 
     @Test

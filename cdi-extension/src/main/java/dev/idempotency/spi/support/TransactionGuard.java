@@ -175,27 +175,39 @@ public final class TransactionGuard {
 
     /**
      * @param key the resource's key
-     * @return what the thread's transaction holds under {@code key}, or {@code null} (nothing, or no
-     *     transaction)
+     * @return what the thread's running transaction (active or marked rollback-only) holds under
+     *     {@code key}, or {@code null}: nothing, no transaction, or one that ended (in its
+     *     synchronizations' {@code afterCompletion}, where Narayana keeps it on the thread)
      */
     public Object resource(Object key) {
         TransactionSynchronizationRegistry transactions = registry();
-        return transactions == null || transactions.getTransactionKey() == null ? null : transactions.getResource(key);
+        return running(status(transactions)) ? transactions.getResource(key) : null;
     }
 
     /**
-     * Keeps a value with the thread's transaction until it ends ({@code putResource}).
+     * Keeps a value with the thread's running transaction (active or marked rollback-only) until it
+     * ends ({@code putResource}).
      *
      * @param key the resource's key
      * @param value the value
-     * @throws IllegalStateException when no transaction is active on this thread
+     * @return whether it was kept: not without a running transaction, nor where the transaction
+     *     manager refused it
      */
-    public void putResource(Object key, Object value) {
+    public boolean putResource(Object key, Object value) {
         TransactionSynchronizationRegistry transactions = registry();
-        if (transactions == null) {
-            throw new IllegalStateException("no transaction on this thread");
+        if (!running(status(transactions))) {
+            return false;
         }
-        transactions.putResource(key, value);
+        try {
+            transactions.putResource(key, value);
+            return true;
+        } catch (IllegalStateException e) {
+            return false; // ended under the method (a timeout's reaper): nothing to remember
+        }
+    }
+
+    private static boolean running(int status) {
+        return status == Status.STATUS_ACTIVE || status == Status.STATUS_MARKED_ROLLBACK;
     }
 
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
