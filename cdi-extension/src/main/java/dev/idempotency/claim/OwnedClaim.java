@@ -11,6 +11,7 @@ import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * An acquired claim, ended exactly once: completed with the outcome, or released so that a retry
@@ -21,7 +22,11 @@ public class OwnedClaim {
 
     private static final Logger LOG = Logger.getLogger(OwnedClaim.class.getName());
 
-    private enum State { OPEN, COMPLETED, RELEASED }
+    /**
+     * {@code HELD}: an HTTP answer stored (or to be given back) in a transaction still running when
+     * it was written; only that transaction's end ends the claim ({@link #hold}).
+     */
+    private enum State { OPEN, HELD, COMPLETED, RELEASED }
 
     private final IdempotencyStore store;
     private final IdempotencyPolicy policy;
@@ -35,6 +40,8 @@ public class OwnedClaim {
     private final boolean http;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private volatile boolean executed;
+    /** Whether {@link #storeHeld} stored the answer in the transaction the claim is held for. */
+    private volatile boolean storedWhileHeld;
 
     /**
      * @param store where the claim lives
@@ -197,14 +204,19 @@ public class OwnedClaim {
         if (!state.compareAndSet(State.OPEN, State.RELEASED)) {
             return false;
         }
+        giveBackUnlessExecuted();
+        return true;
+    }
+
+    /** Gives the key back in the store for a claim just released, unless its work committed. */
+    private void giveBackUnlessExecuted() {
         if (executed) {
             // The work committed: the store keeps the record (retries are told the response was
             // lost) instead of letting one run it again.
             LOG.warning(Messages.responseLostAfterCommit(policy.endpoint(), keyForLog()));
-            return true;
+            return;
         }
         releaseInStore();
-        return true;
     }
 
     /**
@@ -215,7 +227,11 @@ public class OwnedClaim {
      * committed mark's deadline passes, and never replays an answer that may not be the work's.
      */
     void leaveUnsettled() {
-        if (state.get() != State.OPEN) {
+        leaveUnsettledFrom(State.OPEN);
+    }
+
+    private void leaveUnsettledFrom(State from) {
+        if (state.get() != from) {
             return;
         }
         try {
@@ -226,8 +242,92 @@ public class OwnedClaim {
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
         }
-        if (state.compareAndSet(State.OPEN, State.RELEASED)) {
+        if (state.compareAndSet(from, State.RELEASED)) {
             waits.settled(key);
+        }
+    }
+
+    /**
+     * Holds the claim for a transaction still running when its HTTP answer is written (an
+     * {@code AsyncResponse} resumed inside a {@code @Transactional} method, a transaction spanning
+     * the request), where the store {@link IdempotencyStore#joinsCallerTransaction joins it}: the
+     * answer is stored in that transaction ({@link #storeHeld}) and commits or rolls back with the
+     * work. A held claim is neither open nor ended: only the transaction's end
+     * ({@link #heldTransactionEnded}) ends it, so neither a second answer of the same request (a
+     * body that failed to serialise, written again as an error) nor the end of the request releases
+     * a key whose answer the transaction may still commit.
+     *
+     * @return {@code false} if the claim was not open (ended, or held already): nothing to store
+     */
+    boolean hold() {
+        return state.compareAndSet(State.OPEN, State.HELD);
+    }
+
+    /** Opens a {@link #hold held} claim again: no transaction will report its end after all. */
+    void unhold() {
+        state.compareAndSet(State.HELD, State.OPEN);
+    }
+
+    /**
+     * Stores the answer of a {@link #hold held} claim in the running transaction. The answer goes
+     * out whatever the store says, as outside a transaction: a refused completion (the key was
+     * taken over) ends the claim; a failed one is logged, and the claim left to the transaction's
+     * end.
+     *
+     * @param outcome the answer, as retries get it
+     */
+    void storeHeld(StoredOutcome outcome) {
+        if (state.get() != State.HELD) {
+            return; // ended meanwhile (a rollback by the transaction's timeout)
+        }
+        boolean stored;
+        try {
+            stored = store.complete(key, owner, outcome, policy.ttl());
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, Messages.storeFailedOnComplete(policy.endpoint(), keyForLog()), e);
+            return;
+        }
+        if (!stored) {
+            LOG.warning(Messages.ownershipLostOnComplete(policy.endpoint(), keyForLog()));
+            if (state.compareAndSet(State.HELD, State.COMPLETED)) {
+                waits.settled(key);
+            }
+            return;
+        }
+        storedWhileHeld = true;
+    }
+
+    /**
+     * Ends a claim {@link #hold held} for a transaction: completed with its
+     * commit; given back with its rollback (which undid the stored answer), unless the work's mark
+     * was committed by another transaction (the method's own, inside the one spanning the request):
+     * then the record keeps it; an end its manager cannot tell leaves the claim unsettled.
+     *
+     * @param end how the transaction ended
+     * @param transaction the key of the transaction that ended
+     */
+    void heldTransactionEnded(TransactionGuard.End end, Object transaction) {
+        switch (end) {
+            case COMMITTED -> {
+                if (state.compareAndSet(State.HELD, State.COMPLETED)) {
+                    if (storedWhileHeld) {
+                        events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
+                    }
+                    waits.settled(key);
+                }
+            }
+            case ROLLED_BACK -> {
+                storedWhileHeld = false;
+                Object marked = markedIn;
+                boolean committedElsewhere = executed && marked != null && !marked.equals(transaction);
+                if (!committedElsewhere) {
+                    executed = false;
+                }
+                if (state.compareAndSet(State.HELD, State.RELEASED)) {
+                    giveBackUnlessExecuted();
+                }
+            }
+            case UNKNOWN -> leaveUnsettledFrom(State.HELD);
         }
     }
 

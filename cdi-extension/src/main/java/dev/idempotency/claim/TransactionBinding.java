@@ -156,10 +156,11 @@ public final class TransactionBinding {
     /**
      * Stores an HTTP answer as the claim's outcome: at once, unless it is written while the work's
      * transaction is still running (an {@code AsyncResponse} resumed inside the method, a transaction
-     * that spans the request) and the store does not join that transaction. Then it is stored only
-     * once the transaction committed; a rollback releases the key (the work never happened, so its
-     * answer must never be replayed), and an end the transaction manager cannot tell leaves the
-     * claim unsettled. Meanwhile retries are told the request is in progress.
+     * that spans the request). Then, where the store does not join that transaction, it is stored
+     * only once the transaction committed; where it does, it is stored in it and the claim ends with
+     * it. Either way a rollback releases the key (the work never happened, so its answer must never
+     * be replayed), and an end the transaction manager cannot tell leaves the claim unsettled.
+     * Meanwhile retries are told the request is in progress.
      *
      * @param claim the request's claim
      * @param outcome the answer, as retries get it
@@ -167,7 +168,11 @@ public final class TransactionBinding {
     public void storeWhenCommitted(OwnedClaim claim, StoredOutcome outcome) {
         // read now: a mark made later in this transaction (before its commit) is undone by its rollback
         Object running = transactions.transactionKey();
-        if (claim.storeJoinsCallerTransaction() || !transactions.whenTransactionEnds(end -> {
+        if (claim.storeJoinsCallerTransaction()) {
+            storeInRunningTransaction(claim, outcome, running);
+            return;
+        }
+        if (!transactions.whenTransactionEnds(end -> {
             switch (end) {
                 case COMMITTED -> claim.complete(outcome);
                 // a mark another transaction committed (the method's own, inside one spanning the
@@ -176,9 +181,30 @@ public final class TransactionBinding {
                 case UNKNOWN -> claim.leaveUnsettled();
             }
         })) {
-            // No transaction is running (the method's ended before its answer was written), or the
-            // store's completion joins it and commits or rolls back with the work.
+            // No transaction is running: the method's ended before its answer was written.
             claim.complete(outcome);
+        }
+    }
+
+    /**
+     * Where the store joins the caller's transaction: an answer written while one runs is stored
+     * in it, and the claim held until it ends ({@link OwnedClaim#hold}): completed with its commit,
+     * given back with its rollback. A transaction already marked rollback-only gets nothing stored:
+     * it will give the key back. Without a transaction the answer is stored at once.
+     */
+    private void storeInRunningTransaction(OwnedClaim claim, StoredOutcome outcome, Object running) {
+        boolean active = transactions.active();
+        // held before the transaction is asked: one that rolled back already reports it at once
+        if (!claim.hold()) {
+            return; // ended, or held by an earlier answer of the same request
+        }
+        if (!transactions.whenTransactionEnds(end -> claim.heldTransactionEnded(end, running))) {
+            claim.unhold();
+            claim.complete(outcome);
+            return;
+        }
+        if (active) {
+            claim.storeHeld(outcome);
         }
     }
 

@@ -281,6 +281,85 @@ class ClaimInTransactionTest {
     }
 
     /**
+     * An HTTP answer written while the transaction is still running (an {@code AsyncResponse}
+     * resumed inside a {@code @Transactional} method, a transaction spanning the request), where the
+     * store joins it (JPA): stored in it, and the claim held until it ends; the end of the request
+     * meanwhile gives nothing back, and the rollback (which undid the stored answer) does.
+     */
+    @Test
+    void anHttpAnswerStoredInARunningTransactionIsGivenBackWhenItRollsBack() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim claim = httpClaim(true);
+        jta.begin();
+
+        binding.bind(claim, false, null);
+        binding.storeWhenCommitted(claim, PLACED);
+        assertThat(store.calls()).as("stored in the transaction").containsExactly("claim", "complete");
+        assertThat(claim.release()).as("the end of the request: held for the transaction").isFalse();
+        assertThat(outcomes()).as("nothing is completed before the commit").isEmpty();
+        jta.rollback();
+
+        assertThat(store.calls()).as("the rollback left the row in progress: given back")
+                .containsExactly("claim", "complete", "release");
+        assertThat(outcomes()).doesNotContain(COMPLETED);
+    }
+
+    @Test
+    void anHttpAnswerStoredInARunningTransactionIsCompletedWithItsCommit() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim claim = httpClaim(true);
+        jta.begin();
+
+        binding.bind(claim, false, null);
+        binding.storeWhenCommitted(claim, PLACED);
+        binding.storeWhenCommitted(claim, StoredOutcome.of(500, Map.of(), "written again as an error".getBytes()));
+        assertThat(outcomes()).isEmpty();
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(store.calls()).as("stored once, nothing written after the commit").containsExactly("claim", "complete");
+        assertThat(outcomes()).containsExactly(COMPLETED);
+        assertThat(claim.release()).isFalse();
+        assertThat(((ClaimResult.Existing) retry()).record().outcome()).isEqualTo(PLACED);
+    }
+
+    @Test
+    void anHttpAnswerInATransactionMarkedRollbackOnlyStoresNothingAndItsRollbackGivesTheKeyBack() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim claim = httpClaim(true);
+        jta.begin();
+        binding.bind(claim, false, null);
+        jta.setRollbackOnly();
+
+        binding.storeWhenCommitted(claim, PLACED);
+        assertThat(claim.release()).isFalse();
+        jta.rollback();
+
+        assertThat(store.calls()).containsExactly("claim", "release");
+        assertThat(retry()).as("the key is free").isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * As outside a transaction, the answer of an owner whose key was taken over is not stored and
+     * its claim ends; its transaction is not made to roll back (the answer goes out).
+     */
+    @Test
+    void anHttpAnswerOfAnOwnerWhoseKeyWasTakenOverInARunningTransactionEndsItsClaim() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim slow = httpClaim(true);
+        elapse(policy.lease());
+        assertThat(retry()).as("taken over").isInstanceOf(ClaimResult.Acquired.class);
+        jta.begin();
+
+        binding.bind(slow, false, null);
+        binding.storeWhenCommitted(slow, PLACED);
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(store.calls()).containsExactly("claim", "claim", "complete");
+        assertThat(memory.find(KEY).orElseThrow().state()).as("the new owner's claim").isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(outcomes()).isEmpty();
+    }
+
+    /**
      * The method's own transaction committed its mark; a transaction around the request that
      * stored the answer then rolled back: the work did commit, so the key is never given back.
      */

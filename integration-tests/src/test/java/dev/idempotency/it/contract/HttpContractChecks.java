@@ -24,6 +24,7 @@ import dev.idempotency.it.resources.ContractResource;
 import dev.idempotency.it.resources.Counters;
 import dev.idempotency.it.resources.DeclinedException;
 import dev.idempotency.it.resources.Gates;
+import dev.idempotency.it.resources.InTransactionResumer;
 import dev.idempotency.it.resources.OutcomeLog;
 import dev.idempotency.it.resources.RejectedException;
 import dev.idempotency.it.resources.SwitchableStore;
@@ -60,7 +61,8 @@ abstract class HttpContractChecks extends OnSampleApp {
     static WebArchive withContractResources(WebArchive archive) {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
                 RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
-                DeclinedException.Mapper.class, OutcomeLog.class, TokensEndpoint.class, Gates.class);
+                DeclinedException.Mapper.class, OutcomeLog.class, TokensEndpoint.class, Gates.class,
+                InTransactionResumer.class);
     }
 
     long executions(String endpoint) {
@@ -614,6 +616,35 @@ abstract class HttpContractChecks extends OnSampleApp {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(retry.body()).isEqualTo(first.get().body());
         assertThat(executions("suspended") - before).isEqualTo(1);
+    }
+
+    /**
+     * An answer written inside a transaction that rolls back after it left (an AsyncResponse
+     * resumed in a {@code @Transactional} service): nothing happened, so the key is given back and
+     * the retry runs; the answer of the run that committed is then replayed. On the JPA store the
+     * answer had been completed in that transaction and the claim ended at once: the rollback left
+     * the key in progress, and retries got {@code 409} until the lease ran out (a minute here).
+     */
+    @Test
+    void anAnswerWrittenInATransactionThatRollsBackAfterItLeftGivesTheKeyBack() throws Exception {
+        String key = newKey();
+        long before = executions("resumed-in-transaction");
+
+        HttpResponse<byte[]> first = http.postJson("api/contract/resumed-in-transaction", key, "{}");
+        HttpResponse<byte[]> retry = http.postJson("api/contract/resumed-in-transaction", key, "{}");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (retry.statusCode() == 409 && System.nanoTime() < deadline) { // the answer leaves before the rollback
+            Thread.sleep(100);
+            retry = http.postJson("api/contract/resumed-in-transaction", key, "{}");
+        }
+        HttpResponse<byte[]> replay = http.postJson("api/contract/resumed-in-transaction", key, "{}");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(retry.statusCode()).as(new String(retry.body())).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("nothing committed, nothing replayed").isEmpty();
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(replay.body()).isEqualTo(retry.body());
+        assertThat(executions("resumed-in-transaction") - before).isEqualTo(2);
     }
 
     @Test

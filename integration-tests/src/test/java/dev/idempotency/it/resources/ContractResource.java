@@ -234,6 +234,25 @@ public class ContractResource {
                 .execute(() -> response.resume(Response.ok(result).build()));
     }
 
+    @Inject
+    InTransactionResumer resumer;
+
+    @jakarta.annotation.Resource
+    jakarta.enterprise.concurrent.ManagedExecutorService executor;
+
+    /**
+     * Answered from a transaction that rolls back after the answer was written, on the first
+     * execution of each key (counted by key), and commits on the others.
+     */
+    @POST
+    @Path("resumed-in-transaction")
+    @Idempotent
+    public void resumedInTransaction(@HeaderParam("Idempotency-Key") String key, @Suspended AsyncResponse response) {
+        String result = run("resumed-in-transaction");
+        boolean first = counters.increment("resumed-in-transaction:" + key) == 1;
+        executor.execute(() -> resumer.resume(response, Response.status(201).entity(result).build(), first));
+    }
+
     /**
      * Duplicates in flight wait for the first answer. Counts its start ({@code waiting.started}),
      * then waits at the gate named by {@code gate} until the test opens it (or sleeps
