@@ -272,7 +272,7 @@ public class OwnedClaim {
      * Stores the answer of a {@link #hold held} claim in the running transaction. The answer goes
      * out whatever the store says, as outside a transaction: a refused completion (the key was
      * taken over) ends the claim; a failed one is logged, and the claim left to the transaction's
-     * end.
+     * end (a commit then stores the answer once more, after it).
      *
      * @param outcome the answer, as retries get it
      */
@@ -301,19 +301,24 @@ public class OwnedClaim {
      * Ends a claim {@link #hold held} for a transaction: completed with its
      * commit; given back with its rollback (which undid the stored answer), unless the work's mark
      * was committed by another transaction (the method's own, inside the one spanning the request):
-     * then the record keeps it; an end its manager cannot tell leaves the claim unsettled.
+     * then the record keeps it; an end its manager cannot tell leaves the claim unsettled. A commit
+     * without the answer stored (its completion in the transaction failed) stores it after the
+     * commit, so that the committed work is never run again after the lease.
      *
      * @param end how the transaction ended
      * @param transaction the key of the transaction that ended
+     * @param outcome the answer
      */
-    void heldTransactionEnded(TransactionGuard.End end, Object transaction) {
+    void heldTransactionEnded(TransactionGuard.End end, Object transaction, StoredOutcome outcome) {
         switch (end) {
             case COMMITTED -> {
-                if (state.compareAndSet(State.HELD, State.COMPLETED)) {
-                    if (storedWhileHeld) {
+                if (storedWhileHeld) {
+                    if (state.compareAndSet(State.HELD, State.COMPLETED)) {
                         events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
+                        waits.settled(key);
                     }
-                    waits.settled(key);
+                } else if (state.compareAndSet(State.HELD, State.OPEN)) {
+                    complete(outcome);
                 }
             }
             case ROLLED_BACK -> {

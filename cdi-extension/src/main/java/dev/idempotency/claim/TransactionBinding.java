@@ -187,25 +187,40 @@ public final class TransactionBinding {
     }
 
     /**
-     * Where the store joins the caller's transaction: an answer written while one runs is stored
-     * in it, and the claim held until it ends ({@link OwnedClaim#hold}): completed with its commit,
-     * given back with its rollback. A transaction already marked rollback-only gets nothing stored:
-     * it will give the key back. Without a transaction the answer is stored at once.
+     * Where the store joins the caller's transaction: an answer written while one is active is
+     * stored in it, and the claim held until it ends ({@link OwnedClaim#hold}): completed with its
+     * commit, given back with its rollback. Without an active transaction the answer is stored at
+     * once. A transaction already marked rollback-only gets nothing stored and the claim is left
+     * open, to what its method's transaction binding decides at the rollback (a release then, when
+     * nothing holds the record's row any more): Narayana takes no synchronization on such a
+     * transaction and reports its rollback at once, and a release made now would wait for the row
+     * that transaction may still hold. An answer written in a rollback-only transaction that the
+     * method's binding does not cover (an asynchronous endpoint's, resumed in one of its own)
+     * leaves the key to its lease, as before.
      */
     private void storeInRunningTransaction(OwnedClaim claim, StoredOutcome outcome, Object running) {
-        boolean active = transactions.active();
-        // held before the transaction is asked: one that rolled back already reports it at once
+        if (!transactions.active()) {
+            if (!transactions.present() || transactions.endedWithoutRollback()) {
+                claim.complete(outcome); // none running: the method's ended before its answer was written
+            }
+            return;
+        }
+        // held before the transaction is asked, so that no other answer of the request stores meanwhile
         if (!claim.hold()) {
             return; // ended, or held by an earlier answer of the same request
         }
-        if (!transactions.whenTransactionEnds(end -> claim.heldTransactionEnded(end, running))) {
+        boolean reported;
+        try {
+            reported = transactions.whenTransactionEnds(end -> claim.heldTransactionEnded(end, running, outcome));
+        } catch (RuntimeException refused) {
+            reported = false; // the manager took no synchronization on an active transaction
+        }
+        if (!reported) {
             claim.unhold();
             claim.complete(outcome);
             return;
         }
-        if (active) {
-            claim.storeHeld(outcome);
-        }
+        claim.storeHeld(outcome);
     }
 
     /**

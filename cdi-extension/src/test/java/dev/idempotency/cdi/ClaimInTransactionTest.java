@@ -331,11 +331,29 @@ class ClaimInTransactionTest {
         jta.setRollbackOnly();
 
         binding.storeWhenCommitted(claim, PLACED);
-        assertThat(claim.release()).isFalse();
+        assertThat(store.calls()).as("nothing stored, nothing released while it runs").containsExactly("claim");
         jta.rollback();
 
-        assertThat(store.calls()).containsExactly("claim", "release");
+        assertThat(store.calls()).as("released by the method's binding at the rollback").containsExactly("claim", "release");
         assertThat(retry()).as("the key is free").isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /** A completion in the transaction that failed (the store down) is made once more after the commit. */
+    @Test
+    void anHttpAnswerWhoseStoreInTheTransactionFailedIsStoredAfterItsCommit() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim claim = httpClaim(true);
+        jta.begin();
+        binding.bind(claim, false, null);
+        store.down(true);
+
+        binding.storeWhenCommitted(claim, PLACED);
+        store.down(false);
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(store.calls()).containsExactly("claim", "complete", "complete");
+        assertThat(outcomes()).containsExactly(COMPLETED);
+        assertThat(((ClaimResult.Existing) retry()).record().outcome()).isEqualTo(PLACED);
     }
 
     /**
