@@ -20,13 +20,15 @@ import dev.idempotency.sample.InstantColumn;
 @Entity
 @Table(name = "import_message",
         uniqueConstraints = @UniqueConstraint(name = "import_message_key", columnNames = {"payer", "idempotency_key"}),
-        indexes = @Index(name = "import_message_pending", columnList = "state, created_at"))
+        indexes = @Index(name = "import_message_pending", columnList = "state, next_attempt_at"))
 public class ImportMessage {
 
     /** Waiting for a worker. */
     public static final String PENDING = "PENDING";
     /** Processed: its payment exists. */
     public static final String DONE = "DONE";
+    /** Given up after {@code sample.imports.max-attempts} failed attempts: left for a person to look at. */
+    public static final String FAILED = "FAILED";
 
     @Id
     @Column(name = "id", length = 36)
@@ -51,8 +53,25 @@ public class ImportMessage {
     @Column(name = "delay_ms", nullable = false)
     private long delayMs;
 
+    /** Demo and test knob: how many processing attempts fail before one succeeds. */
+    @Column(name = "fail_attempts", nullable = false)
+    private int failAttempts;
+
     @Column(name = "state", nullable = false, length = 16)
     private String state;
+
+    /** Failed processing attempts so far. */
+    @Column(name = "attempts", nullable = false)
+    private int attempts;
+
+    /** When a worker may take it next: a failed message waits longer after each failure. */
+    @Column(name = "next_attempt_at", nullable = false)
+    @Convert(converter = InstantColumn.class)
+    private Instant nextAttemptAt;
+
+    /** Why the last attempt failed, shortened. */
+    @Column(name = "last_error", length = 500)
+    private String lastError;
 
     @Column(name = "payment_id", length = 36)
     private String paymentId;
@@ -77,8 +96,10 @@ public class ImportMessage {
         this.amount = request.getAmount();
         this.currency = request.getCurrency();
         this.delayMs = Math.max(0, request.getDelayMs());
+        this.failAttempts = Math.max(0, request.getFailAttempts());
         this.state = PENDING;
         this.createdAt = createdAt;
+        this.nextAttemptAt = createdAt;
     }
 
     public String id() {
@@ -111,6 +132,36 @@ public class ImportMessage {
 
     public String paymentId() {
         return paymentId;
+    }
+
+    public int attempts() {
+        return attempts;
+    }
+
+    public Instant nextAttemptAt() {
+        return nextAttemptAt;
+    }
+
+    public int failAttempts() {
+        return failAttempts;
+    }
+
+    public String lastError() {
+        return lastError;
+    }
+
+    /**
+     * Counts a failed attempt: the message waits until {@code retryAt}, or is given up once it
+     * failed {@code maxAttempts} times.
+     */
+    void failed(String error, int maxAttempts, Instant retryAt) {
+        attempts++;
+        lastError = error == null || error.length() <= 500 ? error : error.substring(0, 500);
+        if (attempts >= maxAttempts) {
+            state = FAILED;
+        } else {
+            nextAttemptAt = retryAt;
+        }
     }
 
     void done(String paymentId, Instant when) {

@@ -36,9 +36,23 @@ public class ImportProcessor {
     ImportActivity activity;
 
     /**
+     * A message a worker read as due that is not any more: another worker's attempt failed (it now
+     * waits) or gave it up. Not a failure of its own; rolls back like any exception, which gives
+     * the key back.
+     */
+    public static final class NotDue extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotDue(String messageId) {
+            super("import " + messageId + " is not due");
+        }
+    }
+
+    /**
      * @param messageId the message to process
      * @return the payment it made
      * @throws InterruptedException when interrupted during the message's {@code delayMs}
+     * @throws NotDue when the message is no longer PENDING, or waits after a failure
      */
     @Idempotent
     @Transactional(rollbackOn = Exception.class)
@@ -51,6 +65,14 @@ public class ImportProcessor {
         if (ImportMessage.DONE.equals(message.state())) {
             // processed long ago, and its idempotency record has expired since: the row still says so
             return new ImportResult(message.id(), message.paymentId());
+        }
+        if (!ImportMessage.PENDING.equals(message.state()) || message.nextAttemptAt().isAfter(Instant.now())) {
+            // read by a worker before another's attempt failed (or gave it up): not due any more
+            throw new NotDue(messageId);
+        }
+        if (message.attempts() < message.failAttempts()) {
+            throw new IllegalStateException("import " + messageId + ": failing attempt " + (message.attempts() + 1)
+                    + " of the " + message.failAttempts() + " asked for (failAttempts)");
         }
         if (attempt == 1 && message.delayMs() > 0) {
             Thread.sleep(Math.min(message.delayMs(), MAX_DELAY_MS));

@@ -2,7 +2,9 @@ package dev.idempotency.sample.imports;
 
 /**
  * A payment to import later, e.g. {@code {"orderId":"o-1","amount":1250,"currency":"EUR"}}; for
- * demos and tests {@code delayMs} makes its first processing attempt (in each JVM) that slow.
+ * demos and tests {@code delayMs} makes its first processing attempt (in each JVM) that slow, and
+ * {@code failAttempts} makes that many attempts fail (a poison message when it is above
+ * {@code sample.imports.max-attempts}).
  */
 public class ImportRequest {
 
@@ -10,6 +12,7 @@ public class ImportRequest {
     private long amount;
     private String currency;
     private long delayMs;
+    private int failAttempts;
 
     public String getOrderId() {
         return orderId;
@@ -41,5 +44,13 @@ public class ImportRequest {
 
     public void setDelayMs(long delayMs) {
         this.delayMs = delayMs;
+    }
+
+    public int getFailAttempts() {
+        return failAttempts;
+    }
+
+    public void setFailAttempts(int failAttempts) {
+        this.failAttempts = failAttempts;
     }
 }

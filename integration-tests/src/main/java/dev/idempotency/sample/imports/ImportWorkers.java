@@ -1,6 +1,8 @@
 package dev.idempotency.sample.imports;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -21,12 +23,17 @@ import jakarta.persistence.PersistenceContext;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.spi.IdempotencyStoreException;
 
 /**
- * Workers that drain the local message table: each pass reads PENDING messages and processes
- * them through {@link ImportProcessor}. Several workers (and nodes) read the same rows on
- * purpose; the idempotency key, not a lock, decides who processes a message. A worker that dies
- * mid-message leaves its claim to expire with its lease; another worker then finishes it.
+ * Workers that drain the local message table: each pass reads PENDING messages that are due and
+ * processes them through {@link ImportProcessor}. Several workers (and nodes) read the same rows
+ * on purpose; the idempotency key, not a lock, decides who processes a message. A worker that dies
+ * mid-message leaves its claim to expire with its lease; another worker then finishes it. A
+ * message whose processing fails waits longer after each failure and is given up after
+ * {@code sample.imports.max-attempts} ({@link ImportFailures}). The settings are checked when the
+ * application starts: a bad one fails the deployment, naming the key, the value and what is
+ * allowed.
  */
 @ApplicationScoped
 public class ImportWorkers {
@@ -40,6 +47,9 @@ public class ImportWorkers {
     @Inject
     ImportActivity activity;
 
+    @Inject
+    ImportFailures failures;
+
     @PersistenceContext(unitName = "payments")
     EntityManager entityManager;
 
@@ -51,6 +61,12 @@ public class ImportWorkers {
     @ConfigProperty(name = "sample.imports.poll-interval", defaultValue = "PT0.5S")
     String pollInterval;
 
+    @Inject
+    @ConfigProperty(name = "sample.imports.max-attempts", defaultValue = "5")
+    int maxAttempts;
+
+    private Duration interval;
+
     private final List<Thread> running = new ArrayList<>();
     private volatile boolean stopped;
 
@@ -60,15 +76,38 @@ public class ImportWorkers {
      * Micro when deployed after boot).
      */
     void start(@Observes @Initialized(ApplicationScoped.class) Object started) throws NamingException {
-        long interval = Duration.parse(pollInterval).toMillis();
+        interval = checkedSettings();
         ManagedThreadFactory threads = (ManagedThreadFactory) new InitialContext()
                 .lookup("java:comp/DefaultManagedThreadFactory");
         for (int i = 0; i < workers; i++) {
-            Thread worker = threads.newThread(() -> loop(interval));
+            Thread worker = threads.newThread(() -> loop(interval.toMillis()));
             worker.setName("import-worker-" + i);
             running.add(worker);
             worker.start();
         }
+    }
+
+    /** @return the poll interval, once every setting was found valid */
+    private Duration checkedSettings() {
+        if (workers < 0 || workers > 64) {
+            throw new IllegalArgumentException("sample.imports.workers=" + workers + ": allowed are 0 (no workers on"
+                    + " this node) to 64");
+        }
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("sample.imports.max-attempts=" + maxAttempts + ": allowed is 1 or more"
+                    + " (the failed attempts after which a message is given up)");
+        }
+        Duration parsed;
+        try {
+            parsed = Duration.parse(pollInterval);
+        } catch (DateTimeParseException e) {
+            parsed = null;
+        }
+        if (parsed == null || parsed.isNegative() || parsed.toMillis() < 1 || parsed.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new IllegalArgumentException("sample.imports.poll-interval=" + pollInterval + ": allowed is an"
+                    + " ISO-8601 duration from PT0.001S to PT1M, e.g. PT0.5S");
+        }
+        return parsed;
     }
 
     private void loop(long intervalMillis) {
@@ -83,27 +122,53 @@ public class ImportWorkers {
     }
 
     void pass() {
-        List<String> pending;
+        List<Object[]> due;
         try {
-            pending = entityManager.createQuery("SELECT m.id FROM ImportMessage m WHERE m.state = :pending"
-                    + " ORDER BY m.createdAt", String.class)
-                    .setParameter("pending", ImportMessage.PENDING).setMaxResults(BATCH).getResultList();
+            // due messages only, the longest waiting first: one that keeps failing waits longer
+            // each time, and so never holds the head of the table against newer ones
+            due = entityManager.createQuery("SELECT m.id, m.attempts FROM ImportMessage m WHERE m.state = :pending"
+                    + " AND m.nextAttemptAt <= :now ORDER BY m.nextAttemptAt", Object[].class)
+                    .setParameter("pending", ImportMessage.PENDING).setParameter("now", Instant.now())
+                    .setMaxResults(BATCH).getResultList();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "import workers: the message table could not be read", e);
             return;
         }
-        for (String id : pending) {
+        for (Object[] row : due) {
+            String id = (String) row[0];
             try {
                 processor.process(id);
-            } catch (IdempotencyConflictException e) {
-                activity.skipped(); // another worker holds it; if that one died, its lease runs out
+            } catch (IdempotencyConflictException | ImportProcessor.NotDue e) {
+                activity.skipped(); // another worker holds it, or its last attempt failed meanwhile
+            } catch (IdempotencyStoreException e) {
+                // the idempotency store failed, not the message: nothing ran, nothing to count
+                LOG.log(Level.WARNING, "import workers: the idempotency store failed; message " + id
+                        + " is tried again on a later pass", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
                 activity.failed();
-                LOG.log(Level.WARNING, "import workers: message " + id + " failed; it is retried on a later pass", e);
+                countFailure(id, ((Number) row[1]).intValue(), e);
             }
+        }
+    }
+
+    private void countFailure(String id, int attemptsRead, RuntimeException failure) {
+        String state;
+        try {
+            state = failures.failed(id, attemptsRead, failure, maxAttempts, interval);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            LOG.log(Level.WARNING, "import workers: message " + id + " failed, and its failure could not be counted;"
+                    + " it is retried on a later pass", failure);
+            return;
+        }
+        if (ImportMessage.FAILED.equals(state)) {
+            LOG.log(Level.SEVERE, "import workers: message " + id + " failed " + maxAttempts + " times and is given up"
+                    + " (state FAILED, its last error kept in import_message.last_error)", failure);
+        } else {
+            LOG.log(Level.WARNING, "import workers: message " + id + " failed; it is retried later", failure);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.idempotency.it.nonhttp;
 import static dev.idempotency.it.support.Http.newKey;
 import static dev.idempotency.it.support.Http.number;
 import static dev.idempotency.it.support.Http.text;
+import static dev.idempotency.it.support.PaymentsDatabase.failedImports;
 import static dev.idempotency.it.support.PaymentsDatabase.importMessages;
 import static dev.idempotency.it.support.PaymentsDatabase.paymentRows;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,11 +41,17 @@ class LocalMessageTableIT extends OnSampleApp {
         return Deployments.sampleApp("imports", String.join("\n",
                 "sample.imports.workers=3",
                 "sample.imports.poll-interval=PT0.1S",
+                "sample.imports.max-attempts=3",
                 "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT10S"));
     }
 
     static String order(String orderId, long delayMs) {
-        return "{\"orderId\":\"" + orderId + "\",\"amount\":300,\"currency\":\"EUR\",\"delayMs\":" + delayMs + "}";
+        return order(orderId, delayMs, 0);
+    }
+
+    static String order(String orderId, long delayMs, int failAttempts) {
+        return "{\"orderId\":\"" + orderId + "\",\"amount\":300,\"currency\":\"EUR\",\"delayMs\":" + delayMs
+                + ",\"failAttempts\":" + failAttempts + "}";
     }
 
     @Test
@@ -89,6 +96,52 @@ class LocalMessageTableIT extends OnSampleApp {
         System.out.println("local message table: 30 imports, 3 workers: 30 processed once, " + skipped
                 + " times a worker met another's claim and skipped the row");
         assertThat(skipped).as("the workers did race on the same rows").isPositive();
+    }
+
+    /**
+     * Messages that keep failing (poison) neither starve the ones behind them nor stay for ever:
+     * each failure makes a message wait longer (the workers read due messages, the longest waiting
+     * first), and after {@code sample.imports.max-attempts} (3 here) it is given up, FAILED, without
+     * a payment. Before, the workers read the 50 oldest PENDING rows on every pass, so 60 failing
+     * ones at the head kept every newer message waiting, and they were tried for ever. A message
+     * that fails twice is paid once, at its third attempt: the workers racing on it count each
+     * failed attempt once.
+     */
+    @Test
+    void messagesThatKeepFailingNeitherStarveNewerOnesNorStayForEver() throws Exception {
+        String batch = "o-poison-" + UUID.randomUUID() + "-";
+        List<String> poison = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            poison.add(Http.location(http.postJson(IMPORTS, newKey(), order(batch + i, 0, 1_000))));
+        }
+        String healthy = Http.location(http.postJson(IMPORTS, newKey(), order(batch + "healthy", 0)));
+        String flaky = Http.location(http.postJson(IMPORTS, newKey(), order(batch + "flaky", 0, 2)));
+
+        http.awaitDone(healthy, Duration.ofSeconds(30));
+        String flakyDone = http.awaitDone(flaky, Duration.ofSeconds(30));
+
+        assertThat(number(flakyDone, "attempts")).as("failed twice, then done").isEqualTo(2);
+        assertThat(paymentRows(batch + "healthy")).isEqualTo(1);
+        assertThat(paymentRows(batch + "flaky")).isEqualTo(1);
+        for (int i = 0; i < poison.size(); i++) {
+            String status = awaitState(poison.get(i), "FAILED", Duration.ofSeconds(60));
+            assertThat(number(status, "attempts")).as(status).isEqualTo(3);
+            assertThat(paymentRows(batch + i)).isZero();
+        }
+        assertThat(failedImports(batch)).as("the healthy and the flaky one are not given up").isEqualTo(60);
+    }
+
+    String awaitState(String location, String state, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = text(http.send(http.request(location).GET().build()));
+            if (status.contains("\"state\":\"" + state + "\"")) {
+                return status;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(location + " not " + state + " within " + timeout + ": " + status);
     }
 
     long counter(String name) {

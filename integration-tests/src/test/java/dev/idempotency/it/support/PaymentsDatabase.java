@@ -42,6 +42,15 @@ public final class PaymentsDatabase {
     }
 
     /**
+     * @param orderPrefix the start of the order ids of some imports
+     * @return how many of their rows in the local message table are given up ({@code FAILED})
+     */
+    public static long failedImports(String orderPrefix) {
+        return query("SELECT count(*) FROM import_message WHERE order_id LIKE ? AND state = 'FAILED'", orderPrefix + "%",
+                rs -> rs.next() ? rs.getLong(1) : 0L);
+    }
+
+    /**
      * @param endpoint the policy's endpoint, {@code bean class name#method}
      * @param caller the authenticated caller, or {@code null}
      * @param rawKey the Idempotency-Key the client sent
@@ -87,11 +96,15 @@ public final class PaymentsDatabase {
     /** The sample's tables whose timestamps a provider once kept in {@code BYTEA} (before {@code InstantColumn}). */
     private static final java.util.List<String> TIMESTAMPED = java.util.List.of("payment", "import_message");
 
+    /** A column each of the sample's tables has had only since a change of its schema: without it, it is older. */
+    private static final Map<String, String> NEWEST_COLUMN = Map.of("import_message", "next_attempt_at");
+
     /**
      * Drops the sample's tables in this machine's database whose {@code created_at} is not a
-     * {@code TIMESTAMP} (as every provider now writes it): tables an earlier build created with
-     * another type, which the deployments would otherwise fail on. The next deployment creates them
-     * again. Tables of the right type are left as they are.
+     * {@code TIMESTAMP} (as every provider now writes it), or that lack a column added since
+     * ({@code import_message.next_attempt_at}, the local message table's retries): tables an
+     * earlier build created, which the deployments would otherwise fail on. The next deployment
+     * creates them again. Tables of the current schema are left as they are.
      *
      * @return the tables dropped
      */
@@ -111,10 +124,36 @@ public final class PaymentsDatabase {
                     }
                 }
             }
+            for (Map.Entry<String, String> newest : NEWEST_COLUMN.entrySet()) {
+                if (lacksColumn(connection, newest.getKey(), newest.getValue())) {
+                    try (var drop = connection.createStatement()) {
+                        drop.execute("DROP TABLE " + newest.getKey() + " CASCADE");
+                    }
+                    dropped.add(newest.getKey() + " (no " + newest.getValue() + ")");
+                }
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL at " + PostgreSqlDataSource.URL + " could not be checked", e);
         }
         return dropped;
+    }
+
+    /** @return whether the table exists without the column */
+    private static boolean lacksColumn(Connection connection, String table, String column) throws SQLException {
+        try (PreparedStatement columns = connection.prepareStatement("SELECT column_name FROM information_schema.columns"
+                + " WHERE table_schema = current_schema() AND table_name = ?")) {
+            columns.setString(1, table);
+            try (ResultSet rs = columns.executeQuery()) {
+                boolean exists = false;
+                while (rs.next()) {
+                    exists = true;
+                    if (column.equals(rs.getString(1))) {
+                        return false;
+                    }
+                }
+                return exists;
+            }
+        }
     }
 
     private interface Reader<T> {
