@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
@@ -631,13 +632,9 @@ abstract class HttpContractChecks extends OnSampleApp {
         long before = executions("resumed-in-transaction");
 
         HttpResponse<byte[]> first = http.postJson("api/contract/resumed-in-transaction", key, "{}");
-        HttpResponse<byte[]> retry = http.postJson("api/contract/resumed-in-transaction", key, "{}");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (retry.statusCode() == 409 && System.nanoTime() < deadline) { // the answer leaves before the rollback
-            Thread.sleep(100);
-            retry = http.postJson("api/contract/resumed-in-transaction", key, "{}");
-        }
-        HttpResponse<byte[]> replay = http.postJson("api/contract/resumed-in-transaction", key, "{}");
+        // the answers leave before their transactions end: until then, retries are told 409
+        HttpResponse<byte[]> retry = afterInProgress(() -> http.postJson("api/contract/resumed-in-transaction", key, "{}"));
+        HttpResponse<byte[]> replay = afterInProgress(() -> http.postJson("api/contract/resumed-in-transaction", key, "{}"));
 
         assertThat(first.statusCode()).isEqualTo(201);
         assertThat(retry.statusCode()).as(new String(retry.body())).isEqualTo(201);
@@ -645,6 +642,18 @@ abstract class HttpContractChecks extends OnSampleApp {
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(replay.body()).isEqualTo(retry.body());
         assertThat(executions("resumed-in-transaction") - before).isEqualTo(2);
+    }
+
+    /** @return the answer to the request, sent again while it is told {@code 409} (for up to 10 s) */
+    static HttpResponse<byte[]> afterInProgress(Supplier<HttpResponse<byte[]>> request)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        HttpResponse<byte[]> answer = request.get();
+        while (answer.statusCode() == 409 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            answer = request.get();
+        }
+        return answer;
     }
 
     @Test
