@@ -133,9 +133,13 @@ public class OwnedClaim {
      * @param outcome what retries get
      */
     public void complete(StoredOutcome outcome) {
-        if (!state.compareAndSet(State.OPEN, State.COMPLETED)) {
-            return;
+        if (state.compareAndSet(State.OPEN, State.COMPLETED)) {
+            storeCompletion(outcome);
         }
+    }
+
+    /** Stores the outcome of a claim that this call just ended as completed. */
+    private void storeCompletion(StoredOutcome outcome) {
         try {
             if (store.complete(key, owner, outcome, policy.ttl())) {
                 events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
@@ -272,13 +276,13 @@ public class OwnedClaim {
      * Stores the answer of a {@link #hold held} claim in the running transaction. The answer goes
      * out whatever the store says, as outside a transaction: a refused completion (the key was
      * taken over) ends the claim; a failed one is logged, and the claim left to the transaction's
-     * end (a commit then stores the answer once more, after it).
+     * end (a commit then has it stored once more, after it).
      *
      * @param outcome the answer, as retries get it
      */
     void storeHeld(StoredOutcome outcome) {
-        if (state.get() != State.HELD) {
-            return; // ended meanwhile (a rollback by the transaction's timeout)
+        if (state.get() != State.HELD || storedWhileHeld) {
+            return; // ended meanwhile (a rollback by the transaction's timeout), or stored
         }
         boolean stored;
         try {
@@ -295,6 +299,16 @@ public class OwnedClaim {
             return;
         }
         storedWhileHeld = true;
+    }
+
+    /**
+     * @param transaction a transaction's key
+     * @return whether this claim's work was marked executed in that transaction (whose row it then
+     *     holds until it ends)
+     */
+    boolean markedIn(Object transaction) {
+        Object marked = markedIn;
+        return executed && marked != null && marked.equals(transaction);
     }
 
     /**
@@ -317,8 +331,8 @@ public class OwnedClaim {
                         events.fire(IdempotencyOutcome.COMPLETED, policy, key, http);
                         waits.settled(key);
                     }
-                } else if (state.compareAndSet(State.HELD, State.OPEN)) {
-                    complete(outcome);
+                } else if (state.compareAndSet(State.HELD, State.COMPLETED)) {
+                    storeCompletion(outcome); // its completion failed in the transaction, twice
                 }
             }
             case ROLLED_BACK -> {
@@ -337,7 +351,7 @@ public class OwnedClaim {
     }
 
     /** @param transaction the key of the transaction a mark (or a stored outcome) of this claim's work was made in */
-    void markedIn(Object transaction) {
+    void markIn(Object transaction) {
         markedIn = transaction;
     }
 

@@ -148,7 +148,7 @@ public final class TransactionBinding {
                 transactions.setRollbackOnly();
                 throw claim.takenOver();
             }
-            claim.markedIn(transactions.transactionKey());
+            claim.markIn(transactions.transactionKey());
         }
         return deferred;
     }
@@ -189,20 +189,25 @@ public final class TransactionBinding {
     /**
      * Where the store joins the caller's transaction: an answer written while one is active is
      * stored in it, and the claim held until it ends ({@link OwnedClaim#hold}): completed with its
-     * commit, given back with its rollback. Without an active transaction the answer is stored at
-     * once. A transaction already marked rollback-only gets nothing stored and the claim is left
-     * open, to what its method's transaction binding decides at the rollback (a release then, when
-     * nothing holds the record's row any more): Narayana takes no synchronization on such a
-     * transaction and reports its rollback at once, and a release made now would wait for the row
-     * that transaction may still hold. An answer written in a rollback-only transaction that the
-     * method's binding does not cover (an asynchronous endpoint's, resumed in one of its own)
-     * leaves the key to its lease, as before.
+     * commit, given back with its rollback. A completion that fails there and does not make the
+     * transaction roll back (most failures do) is made once more after the commit. A
+     * transaction that will roll back (marked rollback-only, or rolling back under a timeout's
+     * reaper) gets nothing stored, and the claim is held for its rollback too; except where the
+     * work was marked in that very transaction: the mark holds the record's row until the
+     * rollback, and a release now (Narayana takes no synchronization on a rollback-only
+     * transaction and reports its rollback at once) would wait for that row; the claim is then left
+     * open to the method's own transaction binding, which releases it once the transaction rolled
+     * back. Without a transaction running (none, or one that ended without rolling back, or one
+     * committing) the answer is stored at once.
      */
     private void storeInRunningTransaction(OwnedClaim claim, StoredOutcome outcome, Object running) {
-        if (!transactions.active()) {
-            if (!transactions.present() || transactions.endedWithoutRollback()) {
-                claim.complete(outcome); // none running: the method's ended before its answer was written
-            }
+        boolean active = transactions.active();
+        boolean rollingBack = transactions.markedRollbackOnly() || transactions.rolledBack();
+        if (!active && !rollingBack) {
+            claim.complete(outcome);
+            return;
+        }
+        if (rollingBack && claim.markedIn(running)) {
             return;
         }
         // held before the transaction is asked, so that no other answer of the request stores meanwhile
@@ -220,7 +225,9 @@ public final class TransactionBinding {
             claim.complete(outcome);
             return;
         }
-        claim.storeHeld(outcome);
+        if (active) {
+            claim.storeHeld(outcome);
+        }
     }
 
     /**
@@ -304,7 +311,7 @@ public final class TransactionBinding {
     private boolean markInThisTransaction(OwnedClaim claim) {
         boolean marked = claim.markExecuted();
         if (marked) {
-            claim.markedIn(transactions.transactionKey());
+            claim.markIn(transactions.transactionKey());
         }
         return marked;
     }

@@ -338,6 +338,28 @@ class ClaimInTransactionTest {
         assertThat(retry()).as("the key is free").isInstanceOf(ClaimResult.Acquired.class);
     }
 
+    /**
+     * Marked in the transaction, which is then marked rollback-only (the method threw under a
+     * transaction spanning the request), and answered (a mapper's 4xx): nothing is stored, the claim
+     * is left to the method's binding, which gives the key back once the rollback released the
+     * mark's row (a release before it would wait for that row on a real database).
+     */
+    @Test
+    void anHttpAnswerInARollbackOnlyTransactionThatMarkedTheWorkIsGivenBackOnlyAfterTheRollback() throws Exception {
+        store.joinsCallerTransaction(true);
+        HttpClaim claim = httpClaim(false);
+        jta.begin();
+        binding.bind(claim, true, null);
+        jta.setRollbackOnly();
+
+        binding.storeWhenCommitted(claim, StoredOutcome.of(402, Map.of(), "declined".getBytes()));
+        assertThat(store.calls()).as("nothing stored or released while it runs").containsExactly("claim", "markExecuted");
+        jta.rollback();
+
+        assertThat(store.calls()).containsExactly("claim", "markExecuted", "release");
+        assertThat(outcomes()).containsExactly(RELEASED);
+    }
+
     /** A completion in the transaction that failed (the store down) is made once more after the commit. */
     @Test
     void anHttpAnswerWhoseStoreInTheTransactionFailedIsStoredAfterItsCommit() throws Exception {

@@ -100,9 +100,10 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
             // work is done, so a retry must not run it again (and fail the same way, each time).
             // Work marked executed in the transaction that committed it keeps its mark (retries are
             // told the response was lost, as after a crash); any other is recorded as an answer
-            // whose body was not stored.
+            // whose body was not stored, and so is work marked in a transaction still running (one
+            // spanning the request), whose rollback must still give the key back.
             if (!capture.overflowed()) {
-                if (claim.isOpen() && !claim.executed()) {
+                if (claim.isOpen() && (!claim.executed() || transactions.transactions().active())) {
                     LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
                     transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
                             replayable(context)));

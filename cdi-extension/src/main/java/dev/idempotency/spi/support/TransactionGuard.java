@@ -210,6 +210,11 @@ public final class TransactionGuard {
         return status == Status.STATUS_ACTIVE || status == Status.STATUS_MARKED_ROLLBACK;
     }
 
+    /** @return whether this thread's transaction is marked rollback-only (it will roll back, and has not yet) */
+    public boolean markedRollbackOnly() {
+        return status(registry()) == Status.STATUS_MARKED_ROLLBACK;
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         return status(registry()) == Status.STATUS_ACTIVE;

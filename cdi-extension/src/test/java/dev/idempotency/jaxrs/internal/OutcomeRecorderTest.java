@@ -142,6 +142,32 @@ class OutcomeRecorderTest {
         });
     }
 
+    /**
+     * A synchronous method marked executed in a transaction spanning the request, whose answer's
+     * body fails to be written: the answer (without its body) is stored in that transaction, so
+     * that its rollback, which undoes the mark, gives the key back. Before, the claim was ended
+     * keeping a mark the rollback then undid, and nothing gave the key back: 409 until the lease.
+     */
+    @Test
+    void anAnswerThatFailedToBeWrittenForWorkMarkedInARunningTransactionIsGivenBackByItsRollback() {
+        withJta(jta -> {
+            library.store.joinsCallerTransaction(true);
+            Server server = library.server("create");
+            Request first = payment();
+            jta.begin();
+
+            Answer failed = server.start(first).finishWithWriterFailingAfter(0, requestBody -> {
+                assertThat(first.claim().markExecuted()).isTrue(); // as the interceptor does in the transaction
+                return Response.status(201).entity("paid").build();
+            });
+            assertThat(library.store.calls("release")).as("nothing given back while it runs").isZero();
+            jta.rollback();
+
+            assertThat(failed.writeFailure).isNotNull();
+            assertThat(library.store.calls("release")).as("the rollback undid the mark: given back").isEqualTo(1);
+        });
+    }
+
     /** Runs a test with the in-JVM stand-in for the server's transactions reachable, as on a server. */
     private static void withJta(Consumer<FakeJta> test) {
         FakeJta.install();
