@@ -335,17 +335,7 @@ public class OwnedClaim {
                     storeCompletion(outcome); // its completion failed in the transaction, twice
                 }
             }
-            case ROLLED_BACK -> {
-                storedWhileHeld = false;
-                Object marked = markedIn;
-                boolean committedElsewhere = executed && marked != null && !marked.equals(transaction);
-                if (!committedElsewhere) {
-                    executed = false;
-                }
-                if (state.compareAndSet(State.HELD, State.RELEASED)) {
-                    giveBackUnlessExecuted();
-                }
-            }
+            case ROLLED_BACK -> releaseAfterRollbackOf(transaction, State.HELD);
             case UNKNOWN -> leaveUnsettledFrom(State.HELD);
         }
     }
@@ -364,11 +354,17 @@ public class OwnedClaim {
      * @param transaction the key of the transaction that rolled back
      */
     void releaseAfterRollbackOf(Object transaction) {
+        releaseAfterRollbackOf(transaction, State.OPEN);
+    }
+
+    /** As {@link #releaseAfterRollbackOf(Object)}, for a claim in the state {@code from} (open, or held). */
+    private void releaseAfterRollbackOf(Object transaction, State from) {
         Object marked = markedIn;
-        if (executed && marked != null && !marked.equals(transaction)) {
-            release();
-        } else {
-            releaseAfterRollback();
+        if (!(executed && marked != null && !marked.equals(transaction))) {
+            executed = false; // what that transaction marked or stored, it undid
+        }
+        if (state.compareAndSet(from, State.RELEASED)) {
+            giveBackUnlessExecuted();
         }
     }
 

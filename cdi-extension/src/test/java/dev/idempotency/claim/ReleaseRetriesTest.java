@@ -54,6 +54,26 @@ class ReleaseRetriesTest {
         return ((ClaimResult.Acquired) memory.claim(key, "fp", policy.lease(), policy.ttl())).owner();
     }
 
+    /** @return what a claim of the key made again on this node answers */
+    private ClaimResult claimAgain(String key, IdempotencyPolicy policy) {
+        return retries.claimedAgain(store, policy, key, "fp", memory.claim(key, "fp", policy.lease(), policy.ttl()));
+    }
+
+    /**
+     * A release of an owner whose key another then claimed, failed and retried, with the store back.
+     *
+     * @return the other owner
+     */
+    private String releaseOfAStaleOwnerPending(String key, IdempotencyPolicy policy) {
+        String owner = claim(key, policy);
+        memory.release(key, owner);
+        String other = claim(key, policy);
+        store.down(true);
+        retries.retry(store, policy, key, owner, released::incrementAndGet);
+        store.down(false);
+        return other;
+    }
+
     private static boolean within(Duration limit, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
@@ -89,13 +109,7 @@ class ReleaseRetriesTest {
     @Test
     void aClaimThatIsNoLongerTheOwnersIsLeftAsItIs() throws InterruptedException {
         IdempotencyPolicy policy = policy("place");
-        String owner = claim("k-1", policy);
-        memory.release("k-1", owner);
-        String other = claim("k-1", policy);
-        store.down(true);
-
-        retries.retry(store, policy, "k-1", owner, released::incrementAndGet);
-        store.down(false);
+        String other = releaseOfAStaleOwnerPending("k-1", policy);
 
         assertThat(within(Duration.ofSeconds(2), () -> retries.pending() == 0)).isTrue();
         assertThat(released).as("not released by this owner").hasValue(0);
@@ -111,11 +125,11 @@ class ReleaseRetriesTest {
         store.down(true);
         retries.retry(store, policy, "k-1", owner, released::incrementAndGet);
 
-        ClaimResult whileDown = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+        ClaimResult whileDown = claimAgain("k-1", policy);
         assertThat(whileDown).as("the store still down: the record answers").isInstanceOf(ClaimResult.Existing.class);
         assertThat(retries.pending()).as("still pending").isEqualTo(1);
         store.down(false);
-        ClaimResult back = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+        ClaimResult back = claimAgain("k-1", policy);
 
         assertThat(back).as("released at once, and claimed for the retry").isInstanceOf(ClaimResult.Acquired.class);
         assertThat(within(Duration.ofSeconds(2), () -> released.get() == 1)).as("reported on the library's thread").isTrue();
@@ -126,14 +140,9 @@ class ReleaseRetriesTest {
     @Test
     void aKeyClaimedAgainThatIsNoLongerThePendingOwnersStaysAsTheStoreAnswered() throws InterruptedException {
         IdempotencyPolicy policy = policy("place");
-        String owner = claim("k-1", policy);
-        memory.release("k-1", owner);
-        claim("k-1", policy);
-        store.down(true);
-        retries.retry(store, policy, "k-1", owner, released::incrementAndGet);
-        store.down(false);
+        releaseOfAStaleOwnerPending("k-1", policy);
 
-        ClaimResult again = retries.claimedAgain(store, policy, "k-1", "fp", memory.claim("k-1", "fp", policy.lease(), policy.ttl()));
+        ClaimResult again = claimAgain("k-1", policy);
 
         assertThat(again).as("the other owner's claim answers").isInstanceOf(ClaimResult.Existing.class);
         assertThat(released).hasValue(0);

@@ -117,18 +117,14 @@ public final class PaymentsDatabase {
                 type.setString(1, table);
                 try (ResultSet rs = type.executeQuery()) {
                     if (rs.next() && !rs.getString(1).startsWith("timestamp")) {
-                        try (var drop = connection.createStatement()) {
-                            drop.execute("DROP TABLE " + table + " CASCADE");
-                        }
+                        drop(connection, table);
                         dropped.add(table + " (created_at " + rs.getString(1) + ")");
                     }
                 }
             }
             for (Map.Entry<String, String> newest : NEWEST_COLUMN.entrySet()) {
                 if (lacksColumn(connection, newest.getKey(), newest.getValue())) {
-                    try (var drop = connection.createStatement()) {
-                        drop.execute("DROP TABLE " + newest.getKey() + " CASCADE");
-                    }
+                    drop(connection, newest.getKey());
                     dropped.add(newest.getKey() + " (no " + newest.getValue() + ")");
                 }
             }
@@ -136,6 +132,12 @@ public final class PaymentsDatabase {
             throw new IllegalStateException("PostgreSQL at " + PostgreSqlDataSource.URL + " could not be checked", e);
         }
         return dropped;
+    }
+
+    private static void drop(Connection connection, String table) throws SQLException {
+        try (var drop = connection.createStatement()) {
+            drop.execute("DROP TABLE " + table + " CASCADE");
+        }
     }
 
     /** @return whether the table exists without the column */
