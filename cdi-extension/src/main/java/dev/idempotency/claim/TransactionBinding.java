@@ -68,7 +68,8 @@ public final class TransactionBinding {
      * it, a commit runs {@code onCommit}; an end the transaction manager cannot tell does neither
      * (the work may have committed: it must never run again). With {@code markNow}, the work is marked executed inside
      * the active transaction now; if the key was taken over, the transaction is marked
-     * rollback-only and {@link OwnedClaim#takenOver()} thrown.
+     * rollback-only and {@link OwnedClaim#takenOver()} thrown; if the store failed, the
+     * transaction is marked rollback-only and the store's exception thrown.
      *
      * @param claim the claim whose work returned
      * @param markNow whether the work is done (not an asynchronous part still running, not an
@@ -81,9 +82,20 @@ public final class TransactionBinding {
     public boolean bind(OwnedClaim claim, boolean markNow, Runnable onCommit) {
         boolean active = transactions.active();
         boolean deferred = endWithTransaction(claim, onCommit);
-        if (deferred && active && markNow && !markInThisTransaction(claim)) {
-            transactions.setRollbackOnly();
-            throw claim.takenOver();
+        if (deferred && active && markNow) {
+            boolean marked;
+            try {
+                marked = markInThisTransaction(claim);
+            } catch (RuntimeException e) {
+                // Not fenced: a caller that catches this (a batch going on with its other rows) must
+                // not commit the writes without the mark, or a retry after the lease runs them twice.
+                transactions.setRollbackOnly();
+                throw e;
+            }
+            if (!marked) {
+                transactions.setRollbackOnly();
+                throw claim.takenOver();
+            }
         }
         return deferred;
     }

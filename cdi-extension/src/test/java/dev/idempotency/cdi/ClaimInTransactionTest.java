@@ -520,6 +520,26 @@ class ClaimInTransactionTest {
         assertThat(jta.commit()).as("the work is not fenced: it must not commit").isFalse();
     }
 
+    /**
+     * A store that does not join the transaction fails the mark when the method returns (twice:
+     * it is asked again). The caller is told, and may catch it (a batch going on with its other
+     * rows): the transaction must not commit the work's writes without the mark, or a retry
+     * after the lease would run them a second time.
+     */
+    @Test
+    void aMarkTheStoreFailedWhenTheMethodReturnedMakesTheTransactionRollBack() {
+        OwnedClaim claim = claim();
+        jta.begin();
+        store.down(true);
+
+        assertThatThrownBy(() -> binding.completeWithCommit(claim, PLACED)).isInstanceOf(IdempotencyStoreException.class);
+        store.down(false);
+
+        assertThat(jta.commit()).as("the work is not fenced: it must not commit").isFalse();
+        assertThat(memory.find(KEY)).as("given back with the rollback").isEmpty();
+        assertThat(retry()).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
     @Test
     void aValueReturnedInATransactionIsCompletedAfterTheCommitWhereTheStoreDoesNotJoinIt() {
         OwnedClaim claim = claim();
