@@ -1,6 +1,8 @@
 package dev.idempotency.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,11 +43,13 @@ import dev.idempotency.spi.support.TransactionGuard;
  * <p>When the front fails (its server is down, a timeout), the failure is logged, the front is
  * left alone for a pause ({@code idempotency.tiered.front-pause}) and every call runs on the back
  * alone: no {@code 503}, and no second execution, since the back decides every claim. The front's
- * own claims whose release or copy was skipped during the pause (up to {@value #MAX_MISSED} of
- * them) are given back at the next claim of their key once the front is in use again, so that a
- * retry is not told {@code 409} by a claim the back has ended. What the front may get wrong
- * otherwise is bounded by the lease: a claim it still shows as in progress after the back
- * released or completed it (its update failed, or more were missed) answers {@code 409} until the
+ * own claims whose release or copy was skipped during the pause, or failed (up to
+ * {@value #MAX_MISSED} keys, every owner of each), are given back once the front is in use again:
+ * at the next claim of their key, and, {@value #MISSED_PER_CALL} keys at a time, by every claim and
+ * read of this node after the pause, so that a retry on another node (whose front answers alone) is
+ * not told {@code 409} by a claim the back has ended. What the front may get wrong otherwise is
+ * bounded by the lease: a claim it still shows as in progress after the back released or completed
+ * it (more were missed, or this node stopped before giving them back) answers {@code 409} until the
  * lease lapses.
  */
 public final class TieredIdempotencyStore implements IdempotencyStore {
@@ -63,20 +67,35 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
     private static final long IN_USE = Long.MIN_VALUE;
 
-    /** The most front claims whose update a pause skipped that are remembered to be given back. */
+    /** The most keys whose front claims' update a pause skipped that are remembered to be given back. */
     static final int MAX_MISSED = 10_000;
+    /** How many other keys' skipped front claims a claim or a read gives back besides its own key's. */
+    static final int MISSED_PER_CALL = 16;
 
     /**
-     * Front claims whose release or copy was skipped while the front was paused, by key: given
-     * back at the key's next claim (an owner the front no longer knows, after its lease, changes
-     * nothing there).
+     * Front claims whose release or copy was skipped while the front was paused (or failed), by
+     * key, every owner of each (a slow owner and the retry that took its key over): given back at
+     * the key's next claim, or by any call after the pause (an owner the front no longer knows,
+     * after its lease, changes nothing there).
      */
     private final Map<String, Missed> missed = new ConcurrentHashMap<>();
     /** The longest lease claimed through this store: a front claim older than that answers nothing alone. */
     private final AtomicLong longestLeaseNanos = new AtomicLong();
 
-    /** A front claim whose update was skipped: its owner token, and when (on the nano clock). */
-    private record Missed(String frontOwner, long at) {
+    /** A key's front claims whose update was skipped: their owner tokens, and when the last was (on the nano clock). */
+    private record Missed(List<String> frontOwners, long at) {
+
+        /** @return both lists of owners, at the later time */
+        Missed and(Missed later) {
+            List<String> owners = new ArrayList<>(frontOwners);
+            later.frontOwners.stream().filter(owner -> !owners.contains(owner)).forEach(owners::add);
+            return new Missed(List.copyOf(owners), Math.max(at, later.at));
+        }
+
+        /** @return the owners from the {@code index}th on */
+        Missed from(int index) {
+            return new Missed(frontOwners.subList(index, frontOwners.size()), at);
+        }
     }
 
     /**
@@ -106,6 +125,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (frontUsable()) {
             try {
                 giveBackMissed(key);
+                giveBackSomeMissed();
                 ClaimResult fast = front.claim(key, fingerprint, lease, retention);
                 if (fast instanceof ClaimResult.Existing existing && frontAnswers(existing.record(), fingerprint)) {
                     return fast;
@@ -204,6 +224,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     public Optional<IdempotencyRecord> find(String key) {
         if (frontUsable()) {
             try {
+                giveBackSomeMissed();
                 Optional<IdempotencyRecord> fast = front.find(key);
                 if (fast.isPresent() && fast.get().state() == RecordState.COMPLETED) {
                     return fast;
@@ -239,6 +260,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             front.complete(key, frontOwner, outcome, retention);
         } catch (RuntimeException e) {
             frontFailed("complete", e);
+            remember(key, frontOwner);
         }
     }
 
@@ -254,6 +276,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             front.release(key, frontOwner);
         } catch (RuntimeException e) {
             frontFailed("release", e);
+            remember(key, frontOwner);
         }
     }
 
@@ -265,22 +288,50 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             long longest = longestLeaseNanos.get();
             missed.values().removeIf(old -> now - old.at() > longest);
         }
-        if (missed.size() < MAX_MISSED) {
-            missed.put(key, new Missed(frontOwner, now));
+        if (missed.size() < MAX_MISSED || missed.containsKey(key)) {
+            // merged, not replaced: a late old owner's skipped update must not hide a newer one's
+            missed.merge(key, new Missed(List.of(frontOwner), now), Missed::and);
         }
     }
 
-    /** Gives back the key's front claim whose update a pause skipped, if there is one. */
+    /** Gives back the key's front claims whose update a pause skipped, if there are any. */
     private void giveBackMissed(String key) {
         if (missed.isEmpty()) {
             return;
         }
         Missed skipped = missed.remove(key);
         if (skipped != null) {
+            giveBack(key, skipped);
+        }
+    }
+
+    /**
+     * Gives back up to {@value #MISSED_PER_CALL} other keys' skipped front claims: a retry of those
+     * keys may come to another node, whose front answers alone.
+     */
+    private void giveBackSomeMissed() {
+        if (missed.isEmpty()) {
+            return;
+        }
+        int given = 0;
+        for (Map.Entry<String, Missed> entry : missed.entrySet()) {
+            if (given++ == MISSED_PER_CALL) {
+                return;
+            }
+            if (missed.remove(entry.getKey(), entry.getValue())) {
+                giveBack(entry.getKey(), entry.getValue());
+            }
+        }
+    }
+
+    /** Releases each skipped owner's front claim; what a failure leaves is remembered again. */
+    private void giveBack(String key, Missed skipped) {
+        List<String> owners = skipped.frontOwners();
+        for (int i = 0; i < owners.size(); i++) {
             try {
-                front.release(key, skipped.frontOwner());
+                front.release(key, owners.get(i));
             } catch (RuntimeException e) {
-                missed.putIfAbsent(key, skipped);
+                missed.merge(key, skipped.from(i), Missed::and);
                 throw e;
             }
         }

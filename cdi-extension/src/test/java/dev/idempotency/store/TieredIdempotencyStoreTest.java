@@ -230,6 +230,52 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
                 .isInstanceOf(ClaimResult.Acquired.class);
     }
 
+    /**
+     * Two owners of one key whose front updates a pause skipped: a retry that took the key over
+     * completed, then the slow first owner's late completion was refused. Both front claims are
+     * made up after the pause, not only the one skipped last (the retry's copy was lost to the
+     * first owner's, so the front answered {@code 409} for the retry's lease while the back held
+     * the answer).
+     */
+    @Test
+    void everyOwnerWhoseFrontUpdateAPauseSkippedIsMadeUpNotOnlyTheLast() throws InterruptedException {
+        String key = freshKey();
+        String slow = acquire(key, "fp", shortDuration(), LONG);
+        elapse(shortDuration());
+        String retry = ((ClaimResult.Acquired) tiered().claim(key, "fp", LONG, LONG)).owner();
+        pauseTheFront();
+
+        assertThat(tiered().complete(key, retry, sampleOutcome(), LONG)).isTrue();
+        assertThat(tiered().complete(key, slow, sampleOutcome(), LONG)).as("taken over").isFalse();
+        elapse(Duration.ofSeconds(5));
+
+        ClaimResult again = tiered().claim(key, "fp", LONG);
+        assertThat(((ClaimResult.Existing) again).record().state()).as("replayed, not 409 until the retry's lease ends")
+                .isEqualTo(RecordState.COMPLETED);
+    }
+
+    /**
+     * A release skipped during one node's pause: a retry on another node, whose front is in use,
+     * must not be told {@code 409} by the front claim the back has ended. The node gives back what
+     * its pause skipped as soon as its front is in use again, not only at each key's next claim on
+     * that node.
+     */
+    @Test
+    void aReleaseSkippedDuringOneNodesPauseIsMadeUpWhenItEndsForRetriesOnOtherNodes() {
+        TieredIdempotencyStore otherNode = new TieredIdempotencyStore(front, back, Duration.ofSeconds(5), clock::get,
+                new TransactionGuard());
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        pauseTheFront();
+
+        assertThat(tiered().release(key, owner)).isTrue();
+        elapse(Duration.ofSeconds(5)); // the pause is over; the lease (10 minutes) is not
+        tiered().find(freshKey()); // any call of this node's after its pause
+
+        assertThat(otherNode.claim(key, "fp", LONG)).as("the retry on the other node runs: the key is free in the back")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
     @Test
     void aCopyTheFrontMissedDuringAPauseIsMadeUpSoTheRetryIsReplayedAtOnceAfterIt() {
         String key = freshKey();
