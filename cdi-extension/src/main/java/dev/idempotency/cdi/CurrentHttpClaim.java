@@ -2,12 +2,14 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.logging.Logger;
 
 import jakarta.enterprise.inject.Vetoed;
 
 import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.internal.Messages;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * The claim the JAX-RS filter acquired for the current request, handed to the interceptor on the
@@ -17,7 +19,9 @@ import dev.idempotency.internal.Messages;
  * <p>Request-scoped, made and disposed of by {@link CurrentHttpClaimScope}'s producer, not a managed
  * bean of its own ({@link Vetoed}): the server injects into every managed bean instance it makes
  * (Payara runs its resource injection and instance listeners on each), which cost about 8 % of an
- * in-memory first execution; a produced instance is a plain {@code new}.
+ * in-memory first execution; a produced instance is a plain {@code new}. A request that ends after
+ * its method answered but before that answer's body was written leaves the answer stored without
+ * its body (retries are told it was not stored), never the key released.
  */
 @Vetoed
 public class CurrentHttpClaim {
@@ -49,7 +53,18 @@ public class CurrentHttpClaim {
     /** Called when the request's context ends ({@link CurrentHttpClaimScope#end}). */
     void releaseUnfinished() {
         // An async endpoint's request outlives this context's first end; its filters end the claim.
-        if (claim != null && !claim.asyncEndpoint() && claim.release()) {
+        if (claim == null || claim.asyncEndpoint()) {
+            return;
+        }
+        int picked = claim.status();
+        if (picked != 0 && claim.isOpen()) {
+            // the method answered, and its body was never written: its work is done, never run again
+            LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), picked,
+                    "the request ended before the body was written"));
+            claim.complete(StoredOutcome.withoutBody(picked, Map.of()));
+            return;
+        }
+        if (claim.release()) {
             LOG.warning(Messages.claimReleasedAtRequestEnd(claim.policy().endpoint(), claim.keyForLog()));
         }
     }

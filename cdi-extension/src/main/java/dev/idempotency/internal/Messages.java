@@ -256,8 +256,12 @@ public final class Messages {
     }
 
     public static String responseNotWritten(String endpoint, int status, Throwable failure) {
+        return responseNotWritten(endpoint, status, String.valueOf(failure));
+    }
+
+    public static String responseNotWritten(String endpoint, int status, String why) {
         return "IDEMP0325: " + endpoint + ": the method returned a " + status + " whose body could not be written ("
-                + failure + "); the client got the server's error, and retries with its key get problem type"
+                + why + "); the client got the server's error, and retries with its key get problem type"
                 + " response-not-stored: the method is not run again";
     }
 

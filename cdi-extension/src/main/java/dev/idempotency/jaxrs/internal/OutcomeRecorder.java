@@ -25,7 +25,9 @@ import dev.idempotency.spi.StoredOutcome;
  * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
  * exact body bytes back until the outcome is stored, then sends them. An answer whose body the
  * writer could not write (its entity failed to serialise) is stored without its body: the
- * method's work is done, and retries are told so ({@code 410}) instead of running it again.
+ * method's work is done, and retries are told so ({@code 410}) instead of running it again; so is
+ * an answer picked for storing whose body never reached the writer interceptor (the container
+ * answered again, an error, before writing it).
  */
 public final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
 
@@ -55,6 +57,18 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
             return;
         }
         int status = response.getStatus();
+        int picked = claim.status();
+        if (picked != 0) {
+            // The method's answer was picked for storing, and the container answers again before
+            // its body reached this writer interceptor (RESTEasy found no writer for the entity;
+            // an outer writer interceptor or a later response filter threw): the work is done, so
+            // retries are told its answer was not stored instead of running it again.
+            LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), picked,
+                    "the container answered " + status + " before the body was written"));
+            claim.status(0);
+            transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(picked, Map.of()));
+            return;
+        }
         if (knowsWhetherMethodRan && !claim.entered() && status >= 400) {
             // Answered with an error before the method ran (unreadable body, 415, a later filter
             // aborted): nothing happened, so the client may fix the request and retry with the same

@@ -450,10 +450,27 @@ final class FakeRequests {
                 return request.aborted != null ? respond(request.aborted, -1) : respond(answer, -1);
             }
 
+            /**
+             * The method answers, but its answer is never written: the container finds no writer
+             * for its entity (RESTEasy looks for one after the response filters, before any writer
+             * interceptor) or an outer writer interceptor throws before it proceeds; the container
+             * answers {@code error} instead, through the response filters again.
+             */
+            Answer finishWithoutWritingThenAnswer(Function<String, Response> resource, Response error) {
+                Response answered = run(resource);
+                respond(answered, -1, false);
+                return respond(error, -1);
+            }
+
             private Answer finish(Function<String, Response> resource, int failAfter) {
                 if (request.aborted != null) {
                     return respond(request.aborted, failAfter);
                 }
+                return respond(run(resource), failAfter);
+            }
+
+            /** @return the resource method's answer, the CDI interceptor having taken the claim first */
+            private Response run(Function<String, Response> resource) {
                 if (endpoint.intercepted()) {
                     request.scoped.take(endpoint.method()); // what the CDI interceptor does first
                 }
@@ -464,10 +481,15 @@ final class FakeRequests {
                     throw new AssertionError(e);
                 }
                 executions++;
-                return respond(resource.apply(body), failAfter);
+                return resource.apply(body);
             }
 
             private Answer respond(Response response, int failAfter) {
+                return respond(response, failAfter, true);
+            }
+
+            /** @param writerReached whether the answer's entity reaches the writer interceptors */
+            private Answer respond(Response response, int failAfter, boolean writerReached) {
                 MultivaluedMap<String, Object> headers = caseInsensitive();
                 response.getHeaders().forEach((name, values) -> headers.put(name, new ArrayList<>(values)));
                 int[] status = {response.getStatus()};
@@ -487,7 +509,7 @@ final class FakeRequests {
 
                 ByteArrayOutputStream wire = new ByteArrayOutputStream();
                 Exception failure = null;
-                if (entity != null) {
+                if (entity != null && writerReached) {
                     OutputStream[] out = {wire};
                     Map<String, Reply> answers = new HashMap<>();
                     answers.put("getOutputStream", none -> out[0]);

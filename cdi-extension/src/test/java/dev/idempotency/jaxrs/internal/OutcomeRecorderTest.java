@@ -351,6 +351,29 @@ class OutcomeRecorderTest {
         assertThat(library.store.calls("release")).isZero();
     }
 
+    /**
+     * The method answered {@code 201}, but its body never reached the writer interceptors: RESTEasy
+     * found no writer for the entity and the type the client accepts, and answered {@code 500}
+     * through the response filters again (Jersey does the same when an application's writer
+     * interceptor or response filter throws first). The payment was made: the server error must not
+     * give the key back.
+     */
+    @Test
+    void aServerErrorAfterTheMethodAnsweredButBeforeItsBodyWasWrittenNeverLetsARetryRunItAgain() {
+        Server server = library.server("create");
+
+        Answer failed = server.start(payment()).finishWithoutWritingThenAnswer(answering(201, "paid: receipt 42"),
+                Response.serverError().build());
+        Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
+
+        assertThat(failed.status).isEqualTo(500);
+        assertThat(retry.status).as("the payment was made: it is not made again").isEqualTo(410);
+        assertThat(retry.problemType()).isEqualTo("response-not-stored");
+        assertThat(retry.problem().getString("detail")).contains("status 201");
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.store.calls("release")).isZero();
+    }
+
     @Test
     void aWriterFailingAfterPartOfAnUnstorableBodyWasSentNeverLetsARetryRunAgain() {
         library.config.put("idempotency.max-stored-body-size", "16");
