@@ -43,6 +43,7 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 import dev.idempotency.tokens.TokenRegistry;
 
 /**
@@ -66,6 +67,8 @@ public class MethodInvocations {
     private EventPublisher events;
     private TokenRegistry tokens;
     private TransactionBinding binding;
+    /** For a call made after its thread's transaction rolled back: it runs outside any. */
+    private final TransactionBinding outsideTransactions = new TransactionBinding(TransactionGuard.none());
     private TenantLookup tenants;
     private InProgressWaits waits;
     private ReleaseRetries retries;
@@ -93,6 +96,26 @@ public class MethodInvocations {
      * @throws Exception whatever the method throws, unchanged
      */
     public Object invoke(InvocationContext context, MethodPlan plan) throws Exception {
+        if (!binding.transactions().rolledBack()) {
+            return invoke(context, plan, binding);
+        }
+        // Called with a rolled-back transaction still on the thread (an AFTER_FAILURE observer, or
+        // one whose transaction timed out before the call): nothing joins it, the work counts as
+        // soon as it returns, and the store records it in transactions of its own.
+        boolean nested = TransactionGuard.inCallAfterItsTransaction();
+        if (!nested) {
+            TransactionGuard.beginCallAfterItsTransaction();
+        }
+        try {
+            return invoke(context, plan, outsideTransactions);
+        } finally {
+            if (!nested) {
+                TransactionGuard.endCallAfterItsTransaction();
+            }
+        }
+    }
+
+    private Object invoke(InvocationContext context, MethodPlan plan, TransactionBinding binding) throws Exception {
         Principal caller = currentCaller.get();
         KeySpace space = KeySpace.of(plan.policy(), tenants, ScopeRequests.withoutHttp(plan.policy().endpoint(), caller));
         if (!space.admitted()) {
@@ -142,14 +165,14 @@ public class MethodInvocations {
         Object result = binding.run(owned, context::proceed);
         return switch (plan.result().kind()) {
             case VOID -> {
-                completeOnCommit(owned, StoredOutcome.of(204, Map.of(), new byte[0]));
+                completeOnCommit(binding, owned, StoredOutcome.of(204, Map.of(), new byte[0]));
                 yield result;
             }
             case VALUE -> {
-                completeOnCommit(owned, outcome(owned, plan, result));
+                completeOnCommit(binding, owned, outcome(owned, plan, result));
                 yield result;
             }
-            case STAGE -> completeLater(owned, plan, (CompletionStage<?>) result);
+            case STAGE -> completeLater(binding, owned, plan, (CompletionStage<?>) result);
         };
     }
 
@@ -184,7 +207,7 @@ public class MethodInvocations {
      * Completes now, or, inside a JTA transaction, with it (released if it rolls back): see
      * {@link TransactionBinding#completeWithCommit}.
      */
-    private void completeOnCommit(OwnedClaim owned, StoredOutcome outcome) {
+    private static void completeOnCommit(TransactionBinding binding, OwnedClaim owned, StoredOutcome outcome) {
         if (!binding.completeWithCommit(owned, outcome)) {
             owned.complete(outcome);
         }
@@ -199,9 +222,9 @@ public class MethodInvocations {
      * committed part stays executed (retries are told its result is not available), as for a
      * failure the transaction commits despite.
      */
-    private Object completeLater(OwnedClaim owned, MethodPlan plan, CompletionStage<?> stage) {
+    private Object completeLater(TransactionBinding binding, OwnedClaim owned, MethodPlan plan, CompletionStage<?> stage) {
         if (stage == null) {
-            completeOnCommit(owned, outcome(owned, plan, null));
+            completeOnCommit(binding, owned, outcome(owned, plan, null));
             return null;
         }
         boolean active = binding.transactions().active();
@@ -209,7 +232,7 @@ public class MethodInvocations {
         if (done != null && active) {
             if (!done.isCompletedExceptionally()) {
                 try {
-                    completeOnCommit(owned, outcome(owned, plan, done.join()));
+                    completeOnCommit(binding, owned, outcome(owned, plan, done.join()));
                 } catch (IdempotencyConflictException lost) {
                     return CompletableFuture.failedFuture(lost);
                 }

@@ -126,6 +126,22 @@ public final class FakeJta implements TransactionSynchronizationRegistry {
         });
     }
 
+    /** Registers work run after the transaction rolled back (an {@code AFTER_FAILURE} observer), the transaction still on the thread. */
+    void onRollback(Runnable work) {
+        transaction().synchronizations.add(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_ROLLEDBACK) {
+                    work.run();
+                }
+            }
+        });
+    }
+
     private void end(Transaction transaction, int status) {
         transaction.status = status;
         try {

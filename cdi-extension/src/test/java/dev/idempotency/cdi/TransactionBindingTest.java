@@ -167,6 +167,26 @@ class TransactionBindingTest {
         assertThat(answers).containsExactly("sent #1", "sent #1");
     }
 
+    /**
+     * An {@code AFTER_FAILURE} observer (or {@code AFTER_COMPLETION} after a rollback): the method is
+     * called with the rolled-back transaction still on the thread (Narayana, Payara). Its work runs
+     * outside that transaction, so it counts as soon as it returns: the rollback it came after must
+     * not give its key back.
+     */
+    @Test
+    void callsMadeAfterTheTransactionRolledBackAreNotTakenForItsOwn() {
+        List<String> answers = new ArrayList<>();
+        jta.begin();
+        jta.onRollback(() -> {
+            answers.add(ledger.send("n-2"));
+            answers.add(ledger.send("n-2"));
+        });
+
+        jta.rollback();
+
+        assertThat(answers).containsExactly("sent #1", "sent #1");
+    }
+
     @Test
     void aStageCompletedInsideATransactionThatRolledBackIsNotReplayed() throws Exception {
         jta.begin();

@@ -222,6 +222,11 @@ public class SeparateRecordTransactions implements RecordTransactions {
             return onOwnThread(work, true);
         }
         if (callerRolledBack.getAsBoolean()) {
+            if (TransactionGuard.inCallAfterItsTransaction()) {
+                // A call made after its transaction rolled back (an AFTER_FAILURE observer): its work
+                // ran outside that transaction and counts, so it is recorded in one of the store's own.
+                return onOwnThread(work, true);
+            }
             // The caller's work was rolled back (a timeout): what would join it must not commit alone.
             throw new IdempotencyStoreException("the caller's transaction rolled back; nothing is recorded for it");
         }

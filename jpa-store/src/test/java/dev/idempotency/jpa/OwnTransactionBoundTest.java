@@ -25,6 +25,7 @@ import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * Claims made while the caller's transaction is open run their transactions on threads of the
@@ -162,6 +163,52 @@ class OwnTransactionBoundTest extends PostgreSqlRecords {
             assertThat(store.markExecuted("unknown", claim.owner(), LEASE, Duration.ofHours(1))).isTrue();
 
             assertThat(store.find("unknown").orElseThrow().state()).isEqualTo(RecordState.EXECUTED);
+        } finally {
+            own.stop();
+        }
+    }
+
+    /**
+     * A call made after its transaction rolled back (an {@code AFTER_FAILURE} observer, the
+     * rolled-back transaction still on the thread): its work ran outside that transaction, so its
+     * completion is made in one of the store's own. A completion that would join a transaction a
+     * timeout rolled back under the running method is still refused.
+     */
+    @Test
+    void theCompletionOfACallMadeAfterItsTransactionRolledBackIsMadeInATransactionOfItsOwn() throws Exception {
+        ResourceLocalTransactions transactions = new ResourceLocalTransactions(factory);
+        RecordTransactions rolledBackCaller = new RecordTransactions() { // nothing can join it
+            @Override
+            public <T> T inNewTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                return transactions.inNewTransaction(work);
+            }
+
+            @Override
+            public <T> T inCallerTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                throw new IllegalStateException("the caller's transaction rolled back: nothing can join it");
+            }
+        };
+        SeparateRecordTransactions own = new SeparateRecordTransactions(rolledBackCaller, () -> true,
+                Executors.defaultThreadFactory(), 1);
+        own.callerEnded = () -> false;
+        own.callerRolledBack = () -> true;
+        JpaRecords store = new JpaRecords(own);
+        StoredOutcome sent = StoredOutcome.of(200, Map.of(), "sent".getBytes(StandardCharsets.UTF_8));
+        try {
+            ClaimResult.Acquired underTimeout = (ClaimResult.Acquired) store.claim("timed-out", "fp", LEASE);
+            assertThatThrownBy(() -> store.complete("timed-out", underTimeout.owner(), sent, Duration.ofHours(1)))
+                    .isInstanceOf(IdempotencyStoreException.class);
+
+            ClaimResult.Acquired observer = (ClaimResult.Acquired) store.claim("after-failure", "fp", LEASE);
+            TransactionGuard.beginCallAfterItsTransaction();
+            try {
+                assertThat(store.complete("after-failure", observer.owner(), sent, Duration.ofHours(1))).isTrue();
+            } finally {
+                TransactionGuard.endCallAfterItsTransaction();
+            }
+
+            assertThat(store.find("after-failure").orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(store.find("timed-out").orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
         } finally {
             own.stop();
         }

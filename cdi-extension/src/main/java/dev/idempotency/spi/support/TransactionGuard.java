@@ -38,6 +38,40 @@ public final class TransactionGuard {
     private volatile boolean absent;
     /** Threads whose look-up failed: threads the application started itself, or a container without transactions. */
     private final ThreadLocal<Boolean> noRegistryOnThisThread = new ThreadLocal<>();
+    /** Set on a thread while it runs a call made after its transaction rolled back ({@link #inCallAfterItsTransaction()}). */
+    private static final ThreadLocal<Boolean> CALL_AFTER_ITS_TRANSACTION = new ThreadLocal<>();
+
+    /** @return a guard that sees no transaction on any thread: for work that runs outside the one on its thread */
+    public static TransactionGuard none() {
+        TransactionGuard none = new TransactionGuard();
+        none.absent = true;
+        return none;
+    }
+
+    /**
+     * Notes that this thread now runs a call made after its transaction rolled back (an
+     * {@code AFTER_FAILURE} observer: Narayana and Payara keep the ended transaction on the thread
+     * while its synchronizations run). The call's work happens outside that transaction, so what a
+     * store would join it with must go into a transaction of the store's own; until
+     * {@link #endCallAfterItsTransaction()}.
+     */
+    public static void beginCallAfterItsTransaction() {
+        CALL_AFTER_ITS_TRANSACTION.set(Boolean.TRUE);
+    }
+
+    /** Ends what {@link #beginCallAfterItsTransaction()} began. */
+    public static void endCallAfterItsTransaction() {
+        CALL_AFTER_ITS_TRANSACTION.remove();
+    }
+
+    /**
+     * @return whether this thread runs a call made after its transaction rolled back: a rolled-back
+     *     transaction on the thread is then not the call's (unlike one a timeout's reaper rolled back
+     *     under a running method, whose work must not be recorded apart from it)
+     */
+    public static boolean inCallAfterItsTransaction() {
+        return CALL_AFTER_ITS_TRANSACTION.get() != null;
+    }
 
     /**
      * @param onEnd called after the transaction ended, with how it ended
