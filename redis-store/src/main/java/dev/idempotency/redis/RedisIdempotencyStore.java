@@ -39,7 +39,9 @@ import dev.idempotency.spi.StoredOutcome;
  * <p><b>Replicas.</b> With {@code idempotency.redis.wait-replicas} above 0, a claim, a mark and a
  * completion run on a connection of their own (a small pool that never reconnects) and, when they
  * wrote, are followed by {@code WAIT n wait-timeout} on it; fewer acknowledgements, or no answer,
- * fail closed ({@link dev.idempotency.spi.IdempotencyStoreException}), a claim being given back first.
+ * fail closed ({@link dev.idempotency.spi.IdempotencyStoreException}), a claim being given back first
+ * (a new claim deleted; a takeover left bound to its fingerprint, in progress with its lease over, as
+ * the key was bound before it).
  * Redis replication stays asynchronous: a failover can still lose a write that {@code WAIT}
  * reported acknowledged by fewer replicas than the new master has, or one acknowledged before the
  * promoted replica had it; see {@code docs/stores/redis.md}.

@@ -31,7 +31,8 @@ import dev.idempotency.spi.StoredOutcome;
  *              record written by the claim's plain SET (no script, so no server time) holds 0 or
  *              less instead: its lease ends that many milliseconds before the record expires
  *              (the server's time plus the key's PTTL plus this number)
- * 10     4     version: 1 at a claim, one more at every change (takeover, mark, completion)
+ * 10     4     version: 1 at a claim, one more at every change (takeover, a takeover given back,
+ *              mark, completion)
  * 14     2     fingerprint length f, then f bytes of UTF-8
  * 16+f   1     owner token length o, then o bytes of UTF-8
  * 17+f+o       the outcome, completed records only:

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.logging.Level;
@@ -33,7 +34,8 @@ import dev.idempotency.spi.support.OwnerTokens;
  * {@code <key-prefix><key>}. With {@code wait-replicas} above 0, a claim, a mark and a completion
  * run on a connection of their own ({@link RedisWaitLanes}), their script followed by {@code WAIT}
  * on it when they wrote; they fail closed when too few replicas acknowledge them or the
- * {@code WAIT} gets no answer (a claim is then given back first).
+ * {@code WAIT} gets no answer (a claim is then given back first: a new one deleted, a takeover left
+ * bound to its fingerprint with its lease over).
  *
  * <p>Before any call, the servers' {@code maxmemory-policy} must have been checked since the last
  * (re)connect ({@link #admit()}): a Redis that may evict is refused unless
@@ -42,8 +44,13 @@ import dev.idempotency.spi.support.OwnerTokens;
 final class RedisRecords {
 
     private static final Logger LOG = Logger.getLogger(RedisRecords.class.getName());
-    /** Expiries beyond this (about 31 years) are cut to it: the server's clock plus it must stay a Lua integer. */
-    private static final long MAX_MILLIS = 1_000_000_000_000L;
+    /**
+     * Leases and retentions beyond this (100 years, the longest {@code ttl} and {@code lease} the
+     * library allows, so none is cut) are cut to it: the scripts add it to the server's clock (now
+     * about 1.8e12 ms) in Lua numbers, doubles exact to 2^53 (about 9e15), and Redis takes the sum
+     * as a {@code PXAT} and {@code struct} as an {@code i8}.
+     */
+    private static final long MAX_MILLIS = Duration.ofDays(36_500).toMillis();
     /** How long a refusal (IDEMP0831) is answered without asking the servers again. */
     private static final long RECHECK_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -188,7 +195,7 @@ final class RedisRecords {
         byte[] found;
         try {
             found = waitReplicas == 0 ? set.apply(link.commands())
-                    : writeAndWait("claim", redisKey, set, Objects::isNull, () -> release(key, owner));
+                    : writeAndWait("claim", redisKey, set, Objects::isNull, claimed -> release(key, owner));
         } catch (IdempotencyStoreException refused) {
             // A full Redis (noeviction) refuses the SET before it looks at NX: a key that has a
             // record is still answered from it, as a claim that writes nothing; a free key fails closed.
@@ -213,7 +220,7 @@ final class RedisRecords {
         Function<RedisClusterAsyncCommands<byte[], byte[]>, List<Object>> script = commands -> link.runWithin(
                 deadline.left(), commands, RedisScript.CLAIM, ScriptOutputType.MULTI, redisKey, args);
         List<Object> answer = waitReplicas == 0 ? script.apply(link.commands())
-                : writeAndWait("claim", redisKey, script, RedisRecords::acquired, () -> release(key, owner));
+                : writeAndWait("claim", redisKey, script, RedisRecords::acquired, taken -> giveBack(key, owner, taken));
         if (answer == null || answer.size() != 3 || !(answer.get(0) instanceof Long acquired)
                 || !(answer.get(1) instanceof Long now)) {
             throw new IdempotencyStoreException(RedisMessages.unexpectedAnswer("claim", answer));
@@ -224,11 +231,35 @@ final class RedisRecords {
             }
             return new ClaimResult.Existing(RedisRecordFormat.read(key, value, now));
         }
-        return new ClaimResult.Acquired(owner, Long.valueOf(1).equals(answer.get(2)));
+        return new ClaimResult.Acquired(owner, takeover(answer));
     }
 
     private static boolean acquired(List<Object> answer) {
         return answer != null && !answer.isEmpty() && Long.valueOf(1).equals(answer.get(0));
+    }
+
+    private static boolean takeover(List<Object> answer) {
+        return answer.size() == 3 && Long.valueOf(1).equals(answer.get(2));
+    }
+
+    /**
+     * Gives back a claim script's claim that could not be confirmed. A new claim is deleted (the
+     * key was free before it); a takeover is not: the key was bound to its fingerprint before, and
+     * deleting it would let another request in, so its lease is ended instead.
+     */
+    private void giveBack(String key, String owner, List<Object> answer) {
+        if (takeover(answer)) {
+            lapse(key, owner);
+        } else {
+            release(key, owner);
+        }
+    }
+
+    /** A takeover given back: in progress, its lease over, still bound to its fingerprint. */
+    private boolean lapse(String key, String owner) {
+        byte[] redisKey = redisKey(key);
+        return changed("lapse", link.run(link.commands(), RedisScript.LAPSE, ScriptOutputType.INTEGER, redisKey,
+                bytes(owner)));
     }
 
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
@@ -312,12 +343,13 @@ final class RedisRecords {
      * A waited write: the script on a connection of its own, then, if it wrote, {@code WAIT} on the
      * same connection.
      *
-     * @param undo what gives the write back when it cannot be confirmed ({@code null}: nothing)
+     * @param undo what gives the write back, given the script's answer, when it cannot be
+     *     confirmed ({@code null}: nothing)
      * @throws IdempotencyStoreException when fewer replicas than asked acknowledged it
      *     ({@code IDEMP0822}), or the {@code WAIT} got no answer ({@code IDEMP0836})
      */
     private <T> T writeAndWait(String operation, byte[] redisKey,
-            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> script, Predicate<T> wrote, Runnable undo) {
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> script, Predicate<T> wrote, Consumer<T> undo) {
         RedisWaitLanes.Lane lane = lanes.borrow();
         boolean healthy = false;
         try {
@@ -332,12 +364,12 @@ final class RedisRecords {
                 acknowledged = link.awaitReplicas(commands, waitReplicas, waitTimeout);
             } catch (IdempotencyStoreException e) {
                 throw new IdempotencyStoreException(RedisMessages.waitFailed(operation, e.getMessage(), waitReplicas,
-                        undo(undo)), e);
+                        undo(undo, answer)), e);
             }
             healthy = true;
             if (acknowledged < waitReplicas) {
                 throw new IdempotencyStoreException(RedisMessages.tooFewReplicas(operation, acknowledged, waitReplicas,
-                        waitTimeout, undo(undo)));
+                        waitTimeout, undo(undo, answer)));
             }
             return answer;
         } finally {
@@ -346,12 +378,12 @@ final class RedisRecords {
     }
 
     /** @return whether the write was given back */
-    private static boolean undo(Runnable undo) {
+    private static <T> boolean undo(Consumer<T> undo, T answer) {
         if (undo == null) {
             return false;
         }
         try {
-            undo.run();
+            undo.accept(answer);
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "giving back the claim failed too; it lapses with its lease", e);

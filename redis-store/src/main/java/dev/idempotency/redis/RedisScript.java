@@ -7,7 +7,8 @@ import java.util.HexFormat;
 
 /**
  * The store's Lua scripts, one per operation (a claim only where its plain {@code SET} found a
- * record that needs the server's clock), each one round trip on one key (so one hash slot).
+ * record that needs the server's clock), plus one that gives back a takeover whose {@code WAIT}
+ * failed, each one round trip on one key (so one hash slot).
  * Every time is the Redis server's ({@code TIME} inside the script, {@code PXAT} expiries computed
  * from it, and {@code PTTL} for a claim whose lease end is relative to its expiry), never an
  * application node's. Loaded with {@code SCRIPT LOAD} when the store
@@ -111,6 +112,29 @@ enum RedisScript {
               return 0
             end
             redis.call('DEL', KEYS[1])
+            return 1
+            """),
+
+    /**
+     * ARGV owner. Gives back a takeover that could not be confirmed (its {@code WAIT} failed)
+     * without freeing the key, which was bound to its fingerprint before the takeover: only the
+     * owner of an in-progress record, its lease ended now by the server's clock (the deadline the
+     * server's time, version + 1), the record and its expiry kept, so that another request is still
+     * refused and a retry of this one takes it over at once. Its lease over already (this lapse run
+     * again): answered 1, left as it is. Answers 1 or 0.
+     */
+    LAPSE("lapse", """
+            local v = redis.call('GET', KEYS[1])
+            local h = head(v)
+            if not h or h.state ~= 1 or h.owner ~= ARGV[1] then
+              return 0
+            end
+            local now = now_ms()
+            if lease_end(h, now) <= now then
+              return 1
+            end
+            redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 1, now, next_version(h.version))
+              .. string.sub(v, 15, h.tail - 1), 'KEEPTTL')
             return 1
             """),
 

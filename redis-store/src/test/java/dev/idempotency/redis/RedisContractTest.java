@@ -106,6 +106,24 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
                 .isBetween(Duration.ofHours(2).toMillis() - 5_000, Duration.ofHours(2).toMillis());
     }
 
+    /** The longest ttl and lease the library allows, {@code P36500D}, kept whole: not cut to some 31 years. */
+    @Test
+    void aRetentionOfAHundredYearsIsKeptWhole() {
+        Duration century = Duration.ofDays(36_500);
+        long atLeast = Duration.ofDays(36_000).toMillis();
+        String key = freshKey();
+        String owner = acquire(key, "fp", LONG, century);
+        assertThat(Long.parseLong(admin("PTTL", "idem:" + key))).as("a claim kept for its retention").isGreaterThan(atLeast);
+
+        assertThat(store().markExecuted(key, owner, century, century)).isTrue();
+        assertThat(Long.parseLong(head(key).get(2))).as("a mark's outcome due after its lease").isGreaterThan(atLeast);
+
+        assertThat(store().complete(key, owner, sampleOutcome(), century)).isTrue();
+        assertThat(Long.parseLong(admin("PTTL", "idem:" + key))).as("a completion kept for its retention")
+                .isGreaterThan(atLeast);
+        assertThat(store().find(key).orElseThrow().outcome()).isEqualTo(sampleOutcome());
+    }
+
     @Test
     void aFlushedScriptCacheIsLoadedAgainByTheNextCall() {
         String key = freshKey();
@@ -168,6 +186,17 @@ abstract class RedisContractTest extends IdempotencyStoreContractTest {
                 .as("the owner completing with another outcome changes nothing").containsExactly("0");
         assertThat(runScript(RedisScript.MARK_EXECUTED, key, owner, lease, lease)).as("completed: no mark")
                 .containsExactly("0");
+
+        String taken = freshKey();
+        runScript(RedisScript.CLAIM, taken, "fp", owner, lease, lease);
+        assertThat(runScript(RedisScript.LAPSE, taken, owner)).containsExactly("1");
+        List<String> lapsed = head(taken);
+        assertThat(Long.parseLong(lapsed.get(2))).as("lease left").isLessThanOrEqualTo(0);
+        assertThat(runScript(RedisScript.LAPSE, taken, owner)).as("the lapse run again").containsExactly("1");
+        List<String> again = head(taken);
+        assertThat(List.of(again.get(3), again.get(6))).as("version and deadline left as they are")
+                .containsExactly(lapsed.get(3), lapsed.get(6));
+        assertThat(runScript(RedisScript.LAPSE, taken, "owner-other")).containsExactly("0");
     }
 
     @Test

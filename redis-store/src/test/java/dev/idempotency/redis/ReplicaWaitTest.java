@@ -21,8 +21,9 @@ import dev.idempotency.spi.RecordState;
 
 /**
  * {@code idempotency.redis.wait-replicas=1}: a master alone fails claims closed (and gives them
- * back), a master with its replica acknowledges them, and a completion its replica no longer
- * acknowledges fails closed too. In this order: a replica joins, then leaves.
+ * back: a takeover stays bound to its fingerprint, its lease over), a master with its replica
+ * acknowledges them, and a completion its replica no longer acknowledges fails closed too. In this
+ * order: a replica joins, then leaves.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicaWaitTest {
@@ -77,8 +78,42 @@ class ReplicaWaitTest {
         assertThat(store.find(key)).as("no claim left behind: a retry may run").isEmpty();
     }
 
+    /**
+     * A takeover no replica acknowledges is given back without freeing the key: it was bound to its
+     * fingerprint before, and stays so (in progress, its lease over), so another request is still
+     * refused and a retry of the same request takes it over at once.
+     */
     @Test
     @Order(2)
+    void aTakeoverNoReplicaAcknowledgesFailsClosedAndLeavesTheKeyBoundToItsFingerprint() throws Exception {
+        String key = key();
+        Duration lease = Duration.ofMillis(300);
+        RedisConnection unwaited = new RedisConnection(RedisSettings.load(k -> Optional.ofNullable(master.settings().get(k))));
+        try {
+            IdempotencyStore plain = new RedisIdempotencyStore(unwaited);
+            assertThat(plain.claim(key, "fp", lease, Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+            Thread.sleep(lease.toMillis() + 200); // the first owner's lease runs out
+
+            assertThatThrownBy(() -> store.claim(key, "fp", Duration.ofMinutes(1)))
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0822")
+                    .hasMessageContaining("given back");
+            assertThat(Long.parseLong(master.cli("PTTL", "idem:" + key))).as("kept for the takeover's retention")
+                    .isGreaterThan(Duration.ofSeconds(50).toMillis());
+
+            assertThat(plain.claim(key, "another-fp", Duration.ofMinutes(1))).as("the key is still bound to its fingerprint")
+                    .isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
+                        assertThat(e.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+                        assertThat(e.record().fingerprint()).isEqualTo("fp");
+                    });
+            assertThat(plain.claim(key, "fp", Duration.ofMinutes(1))).as("the same request takes it over at once")
+                    .isInstanceOfSatisfying(ClaimResult.Acquired.class, a -> assertThat(a.takeover()).isTrue());
+        } finally {
+            unwaited.close();
+        }
+    }
+
+    @Test
+    @Order(3)
     void withItsReplicaClaimsMarksAndCompletionsAreAcknowledgedAndOnTheReplica() throws Exception {
         replica = RedisServer.start("wait-replica", 7332, "--replicaof", "127.0.0.1", "7331");
         // In sync is not enough: the master counts a replica for WAIT once it has acknowledged an offset.
@@ -97,7 +132,7 @@ class ReplicaWaitTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aCompletionItsReplicaNoLongerAcknowledgesFailsClosed() throws Exception {
         String key = key();
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1))).owner();
