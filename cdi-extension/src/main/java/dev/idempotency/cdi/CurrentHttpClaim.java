@@ -69,7 +69,16 @@ public class CurrentHttpClaim {
         }
     }
 
+    /**
+     * @return whether both are the same method of one class hierarchy: the resource method as
+     *     JAX-RS matched it (possibly as declared on an interface or a superclass) and as the
+     *     interceptor sees it; a bean of another class the resource calls, with the same name and
+     *     parameters, is not it (its call claims its own key)
+     */
     private static boolean sameSignature(Method a, Method b) {
-        return a.getName().equals(b.getName()) && Arrays.equals(a.getParameterTypes(), b.getParameterTypes());
+        Class<?> aClass = a.getDeclaringClass();
+        Class<?> bClass = b.getDeclaringClass();
+        return a.getName().equals(b.getName()) && Arrays.equals(a.getParameterTypes(), b.getParameterTypes())
+                && (aClass.isAssignableFrom(bClass) || bClass.isAssignableFrom(aClass));
     }
 }

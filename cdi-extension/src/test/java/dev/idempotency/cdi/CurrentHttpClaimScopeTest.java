@@ -23,6 +23,7 @@ import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.Policies;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordState;
 import dev.idempotency.spi.StoredOutcome;
@@ -37,6 +38,12 @@ class CurrentHttpClaimScopeTest {
     /** A resource method's class (not a bean here: only its policy is needed). */
     static class Payments {
         @Idempotent
+        public void pay() {
+        }
+    }
+
+    /** A bean the resource calls, with a method of the same name and parameters as the resource method's. */
+    static class Ledger {
         public void pay() {
         }
     }
@@ -98,6 +105,39 @@ class CurrentHttpClaimScopeTest {
 
         assertThat(store.find("paid").orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
         assertThat(store.find("paid").orElseThrow().outcome().headers()).containsEntry("Location", List.of("/payments/1"));
+    }
+
+    /**
+     * A resource that is not a CDI bean calls an {@code @Idempotent} bean whose method has the
+     * resource method's name and parameters: the bean's call must not run under the request's
+     * claim (its own key would never be claimed), only the resource method of that class.
+     */
+    @Test
+    void aMethodOfAnotherClassWithTheResourceMethodsSignatureDoesNotTakeTheRequestsClaim() throws Exception {
+        HttpClaim claim = claim("other-class");
+        Method ledgerPay = Ledger.class.getMethod("pay");
+        inRequest(current -> {
+            current.set(claim);
+            assertThat(current.take(ledgerPay)).as("another class's method").isNull();
+            assertThat(current.take(pay)).as("the resource method").isSameAs(claim);
+        });
+    }
+
+    /**
+     * The method answered (its answer picked for storing) but the request ended before the body was
+     * written: the work is done, so the answer is stored without its body, never released.
+     */
+    @Test
+    void anAnswerPickedButNeverWrittenIsStoredWithoutItsBodyWhenTheRequestEnds() {
+        inRequest(current -> {
+            current.set(claim("picked"));
+            current.take(pay).status(201);
+        });
+
+        IdempotencyRecord kept = store.find("picked").orElseThrow();
+        assertThat(kept.state()).as("not released: a retry must not run it again").isEqualTo(RecordState.COMPLETED);
+        assertThat(kept.outcome().status()).isEqualTo(201);
+        assertThat(kept.outcome().bodyStored()).isFalse();
     }
 
     @Test
