@@ -34,24 +34,45 @@ public final class KeyExtractor {
     private static final String JMS_MESSAGE = "jakarta.jms.Message";
 
     /**
-     * Why a class's text is its identity (an array; a class whose toString() is Object's), or
+     * Why a class's text is its identity (an array; a class whose toString() is Object's; a record
+     * with a component of such a declared type, whose text then holds an identity), or
      * {@code null} when it is not: asked at deployment of the declared type where that decides,
      * and per call, once per class, of the values of other types.
      */
     private static final ClassValue<String> IDENTITY_TEXT = new ClassValue<>() {
         @Override
         protected String computeValue(Class<?> type) {
-            if (type.isArray()) {
-                return "an array, whose text is its identity";
-            }
-            try {
-                return type.getMethod("toString").getDeclaringClass() == Object.class
-                        ? "a class that does not declare toString(), whose text is its identity" : null;
-            } catch (NoSuchMethodException e) {
-                return null; // a primitive: a number or a boolean
-            }
+            return identityText(type, new java.util.HashSet<>());
         }
     };
+
+    /**
+     * @param type a class
+     * @param visiting the records whose components are being looked at (a record may hold its own type)
+     * @return why the text of {@code type}'s values is (or holds) an identity, or {@code null}
+     */
+    private static String identityText(Class<?> type, Set<Class<?>> visiting) {
+        if (type.isArray()) {
+            return "an array, whose text is its identity";
+        }
+        if (type.isRecord() && visiting.add(type)) {
+            // a record's own toString() is made of its components' texts
+            for (RecordComponent component : type.getRecordComponents()) {
+                Class<?> declared = component.getType();
+                String why = declared == Object.class || declared.isInterface() ? null : identityText(declared, visiting);
+                if (why != null) {
+                    return "a record whose component " + component.getName() + " is " + why;
+                }
+            }
+            return null;
+        }
+        try {
+            return type.getMethod("toString").getDeclaringClass() == Object.class
+                    ? "a class that does not declare toString(), whose text is its identity" : null;
+        } catch (NoSuchMethodException e) {
+            return null; // a primitive: a number or a boolean
+        }
+    }
 
     /** One marked parameter: where it is, how to read it, and how to name it in messages. */
     private record Part(int index, String label, List<MethodHandle> steps) {

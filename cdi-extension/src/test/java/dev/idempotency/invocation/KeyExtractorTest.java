@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.UUID;
 
 import jakarta.jms.Message;
@@ -18,6 +19,18 @@ import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
 class KeyExtractorTest {
 
     public record Customer(String id) {
+    }
+
+    /** A command whose payload is an array: the record's text shows the array's identity. */
+    public record Command(String id, byte[] payload) {
+    }
+
+    /** A record whose component's class has no toString() of its own, one level down. */
+    public record Envelope(Customer customer, Ticket ticket) {
+    }
+
+    /** A record whose every component has a text of its own (an interface's values may declare theirs). */
+    public record Line(String sku, int quantity, java.util.List<String> tags, Customer customer) {
     }
 
     /** A final class without its own toString(): its text is its identity. */
@@ -87,6 +100,15 @@ class KeyExtractorTest {
         }
 
         public void anything(@IdempotencyKey Object key) {
+        }
+
+        public void command(@IdempotencyKey Command command) {
+        }
+
+        public void envelope(@IdempotencyKey Envelope envelope) {
+        }
+
+        public void line(@IdempotencyKey Line line) {
         }
     }
 
@@ -165,6 +187,26 @@ class KeyExtractorTest {
             }
         };
         assertThat(subclassed.extract(new Object[] {named})).isEqualTo("order o-1");
+    }
+
+    /**
+     * A record always has a toString(), but it is made of its components' texts: an array component
+     * (or one whose class has no text of its own) puts an identity in it, different for every
+     * redelivery of one message. Refused at deployment, and per call for a value of another
+     * declared type.
+     */
+    @Test
+    void aRecordWithAComponentWhoseTextIsItsIdentityFailsTheDeployment() {
+        assertThatThrownBy(() -> extractor("command")).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0150").hasMessageContaining("component payload")
+                .hasMessageContaining("an array");
+        assertThatThrownBy(() -> extractor("envelope")).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0150").hasMessageContaining("component ticket")
+                .hasMessageContaining("does not declare toString()");
+        assertThat(extractor("line").extract(new Object[] {new Line("sku-1", 2, List.of("a"), new Customer("c-1"))}))
+                .isEqualTo("Line[sku=sku-1, quantity=2, tags=[a], customer=Customer[id=c-1]]");
+        assertThatThrownBy(() -> extractor("anything").extract(new Object[] {new Command("c-1", new byte[] {1})}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("component payload");
     }
 
     @Test
