@@ -12,7 +12,8 @@ import dev.idempotency.claim.TransactionBinding;
 /**
  * Runs a JAX-RS resource method under the claim its request's filter acquired: a failure
  * releases the claim (so that a retry runs again, even when a mapper turns the exception into a
- * 4xx), and work that returned is bound to its transaction ({@link TransactionBinding}). The
+ * 4xx), and so does a failed stage or an {@code AsyncResponse} resumed with an exception
+ * ({@link ReleasingAsyncResponse}); work that returned is bound to its transaction ({@link TransactionBinding}). The
  * response side stores the outcome.
  */
 @ApplicationScoped
@@ -29,6 +30,12 @@ public class HttpInvocations {
      */
     public Object invoke(InvocationContext context, HttpClaim claim) throws Exception {
         TransactionBinding binding = runtime.transactionBinding();
+        if (claim.asyncEndpoint()) {
+            Object[] replaced = ReleasingAsyncResponse.around(context.getParameters(), claim, binding);
+            if (replaced != null) {
+                context.setParameters(replaced);
+            }
+        }
         Object result = binding.run(claim, context::proceed);
         boolean stage = result instanceof CompletionStage<?>;
         // Mark the work done unless it goes on after the method returned (an async endpoint, a

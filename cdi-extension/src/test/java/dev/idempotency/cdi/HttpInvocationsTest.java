@@ -1,0 +1,148 @@
+package dev.idempotency.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.interceptor.InvocationContext;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.container.AsyncResponse;
+
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.claim.EventPublisher;
+import dev.idempotency.claim.HttpClaim;
+import dev.idempotency.claim.InProgressWaits;
+import dev.idempotency.claim.ReleaseRetries;
+import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.Policies;
+import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStore;
+
+/**
+ * A resource method run under its request's claim ({@link HttpInvocations}), without a server: the
+ * invocation is a hand-made {@link InvocationContext} over the method's parameters.
+ */
+class HttpInvocationsTest {
+
+    /** An asynchronous resource method (not a bean here: only its policy and parameters are needed). */
+    static class Orders {
+        @Idempotent
+        public void find(String id, AsyncResponse response) {
+        }
+    }
+
+    private final ReleaseRetries retries = new ReleaseRetries();
+    private WeldContainer container;
+    private IdempotencyStore store;
+    private IdempotencyPolicy policy;
+    private Method find;
+
+    @BeforeEach
+    void start() throws Exception {
+        container = TestContainers.weld().initialize();
+        store = container.select(IdempotencyStore.class).get();
+        find = Orders.class.getMethod("find", String.class, AsyncResponse.class);
+        policy = Policies.unconfigured(Orders.class, find);
+    }
+
+    @AfterEach
+    void stop() {
+        container.close();
+        retries.close();
+    }
+
+    /**
+     * {@code AsyncResponse.resume(Throwable)} is the asynchronous form of a method that throws: the
+     * key is released (as for a failed stage, and a synchronous method whose exception a mapper
+     * turns into a {@code 404}), so that a retry runs again, and the container gets the exception
+     * unchanged.
+     */
+    @Test
+    void anAsyncResponseResumedWithAnExceptionReleasesTheKeyAsAThrowingMethodDoes() throws Exception {
+        String owner = ((ClaimResult.Acquired) store.claim("k-1", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .owner();
+        HttpClaim claim = new HttpClaim(store, policy, find, true, "k-1", owner, EventPublisher.NONE,
+                new InProgressWaits(1), retries);
+        List<Object> resumedWith = new ArrayList<>();
+        AsyncResponse container = (AsyncResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {AsyncResponse.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("resume")) {
+                        resumedWith.add(args[0]);
+                        return true;
+                    }
+                    return method.getReturnType() == boolean.class ? false : null;
+                });
+        NotFoundException missing = new NotFoundException("no such order");
+
+        this.container.select(HttpInvocations.class).get().invoke(invocation(new Object[] {"o-1", container}, parameters -> {
+            ((AsyncResponse) parameters[1]).resume(missing); // later, on another thread, in a real resource
+            return null;
+        }), claim);
+
+        assertThat(resumedWith).as("the container gets the exception").containsExactly(missing);
+        assertThat(store.claim("k-1", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).as("released: a retry runs")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /** The method's body, given the parameters it is called with. */
+    private interface Body {
+        Object run(Object[] parameters) throws Exception;
+    }
+
+    private InvocationContext invocation(Object[] arguments, Body body) {
+        Object[][] parameters = {arguments};
+        return new InvocationContext() {
+            @Override
+            public Object getTarget() {
+                return new Orders();
+            }
+
+            @Override
+            public Object getTimer() {
+                return null;
+            }
+
+            @Override
+            public Method getMethod() {
+                return find;
+            }
+
+            @Override
+            public Constructor<?> getConstructor() {
+                return null;
+            }
+
+            @Override
+            public Object[] getParameters() {
+                return parameters[0].clone();
+            }
+
+            @Override
+            public void setParameters(Object[] replaced) {
+                parameters[0] = replaced.clone();
+            }
+
+            @Override
+            public Map<String, Object> getContextData() {
+                return new HashMap<>();
+            }
+
+            @Override
+            public Object proceed() throws Exception {
+                return body.run(parameters[0]);
+            }
+        };
+    }
+}
