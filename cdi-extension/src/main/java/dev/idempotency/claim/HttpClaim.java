@@ -17,6 +17,7 @@ public final class HttpClaim extends OwnedClaim {
     private final boolean asyncEndpoint;
     private volatile int status;
     private volatile boolean entered;
+    private volatile boolean passedFilters;
 
     /**
      * @param store where the claim lives
@@ -54,6 +55,19 @@ public final class HttpClaim extends OwnedClaim {
     /** @return whether the resource method was entered */
     public boolean entered() {
         return entered;
+    }
+
+    /** Notes that every request filter let the request through (none answered it in the method's stead). */
+    public void markPassedFilters() {
+        passedFilters = true;
+    }
+
+    /**
+     * @return whether every request filter let the request through: if not, one answered it
+     *     before the resource method could run
+     */
+    public boolean passedFilters() {
+        return passedFilters;
     }
 
     /**

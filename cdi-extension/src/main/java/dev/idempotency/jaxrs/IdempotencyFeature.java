@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -38,6 +39,9 @@ public class IdempotencyFeature implements DynamicFeature {
     /** Response filters run highest first: a low value runs after the application's ones. */
     static final int RESPONSE_FILTER_PRIORITY = 100;
 
+    /** Request filters run lowest first: the recorder's runs last, once every other let the request through. */
+    static final int LAST_REQUEST_FILTER_PRIORITY = Integer.MAX_VALUE;
+
     /** Writer interceptors run lowest first: a high value sees the entity before any encoder. */
     static final int WRITER_INTERCEPTOR_PRIORITY = Priorities.USER + 1000;
 
@@ -56,6 +60,7 @@ public class IdempotencyFeature implements DynamicFeature {
                 runtime.tenants(), runtime.waits(), runtime.releaseRetries());
         context.register(new IdempotencyKeyFilter(services, endpoint), KEY_FILTER_PRIORITY);
         context.register(new OutcomeRecorder(runtime.settings(), endpoint, runtime.transactionBinding()), Map.of(
+                ContainerRequestFilter.class, LAST_REQUEST_FILTER_PRIORITY,
                 ContainerResponseFilter.class, RESPONSE_FILTER_PRIORITY,
                 WriterInterceptor.class, WRITER_INTERCEPTOR_PRIORITY));
     }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.WriterInterceptor;
@@ -19,9 +20,11 @@ import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.StoredOutcome;
 
 /**
- * The response side of the contract. A 5xx answer releases the claim (unless pinned, or the work
- * was marked executed in its committed transaction: then it is stored), and so does an answer
- * given before the resource method ran (when the interceptor can tell); any other
+ * The response side of the contract, and the endpoint's last request filter (which notes that no
+ * filter answered in the method's stead). A 5xx answer releases the claim (unless pinned, or the
+ * work was marked executed in its committed transaction: then it is stored), and so does an answer
+ * given before the resource method ran (by a request filter, whatever its status; an error after
+ * the filters, when the interceptor can tell); any other
  * answer is stored: at once when it has no body, else by the writer interceptor, which holds the
  * exact body bytes back until the outcome is stored, then sends them. An answer whose body the
  * writer could not write (its entity failed to serialise) is stored without its body: the
@@ -29,7 +32,7 @@ import dev.idempotency.spi.StoredOutcome;
  * an answer picked for storing whose body never reached the writer interceptor (the container
  * answered again, an error, before writing it).
  */
-public final class OutcomeRecorder implements ContainerResponseFilter, WriterInterceptor {
+public final class OutcomeRecorder implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
 
     private static final Logger LOG = Logger.getLogger(OutcomeRecorder.class.getName());
 
@@ -48,6 +51,18 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
         this.maxStoredBodySize = settings.maxStoredBodySize();
         this.knowsWhetherMethodRan = endpoint.intercepted();
         this.transactions = transactions;
+    }
+
+    /**
+     * The last request filter of the endpoint: the request got through every filter (none answered
+     * it before the method).
+     */
+    @Override
+    public void filter(ContainerRequestContext request) {
+        HttpClaim claim = AdmittedClaims.of(request);
+        if (claim != null) {
+            claim.markPassedFilters();
+        }
     }
 
     @Override
@@ -69,11 +84,13 @@ public final class OutcomeRecorder implements ContainerResponseFilter, WriterInt
             transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(picked, Map.of()));
             return;
         }
-        if (knowsWhetherMethodRan && !claim.entered() && status >= 400) {
-            // Answered with an error before the method ran (unreadable body, 415, a later filter
-            // aborted): nothing happened, so the client may fix the request and retry with the same
-            // key. Only errors: an instance CDI did not create (Application.getSingletons()) runs
-            // unseen by the interceptor, and its success must still be recorded.
+        if (!claim.passedFilters() || (knowsWhetherMethodRan && !claim.entered() && status >= 400)) {
+            // Answered before the method ran: by a later request filter, whatever the status (a
+            // maintenance redirect, a cache's 304), or with an error (unreadable body, 415):
+            // nothing happened, so the client may fix the request and retry with the same key.
+            // After the filters, only errors: an instance CDI did not create
+            // (Application.getSingletons()) runs unseen by the interceptor, and its success must
+            // still be recorded.
             claim.release();
         } else if (status >= 500 && !claim.policy().pinServerErrors() && !claim.executed()) {
             if (!claim.asyncEndpoint()) {

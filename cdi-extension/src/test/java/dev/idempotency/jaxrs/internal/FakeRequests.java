@@ -443,10 +443,19 @@ final class FakeRequests {
             }
 
             /**
-             * The container answers before the resource method is entered (its parameters could
-             * not be read, 415, a later filter aborted).
+             * The container answers after the request filters, before the resource method is
+             * entered (its parameters could not be read, 415).
              */
             Answer rejectBeforeTheMethod(Response answer) {
+                if (request.aborted != null) {
+                    return respond(request.aborted, -1);
+                }
+                recorder.filter(request.context); // the last request filter: none aborted
+                return respond(answer, -1);
+            }
+
+            /** A request filter after the key filter answers the request in the method's stead. */
+            Answer abortInALaterFilter(Response answer) {
                 return request.aborted != null ? respond(request.aborted, -1) : respond(answer, -1);
             }
 
@@ -469,8 +478,9 @@ final class FakeRequests {
                 return respond(run(resource), failAfter);
             }
 
-            /** @return the resource method's answer, the CDI interceptor having taken the claim first */
+            /** @return the resource method's answer, the request filters passed and the CDI interceptor having taken the claim first */
             private Response run(Function<String, Response> resource) {
+                recorder.filter(request.context); // the last request filter: none aborted
                 if (endpoint.intercepted()) {
                     request.scoped.take(endpoint.method()); // what the CDI interceptor does first
                 }

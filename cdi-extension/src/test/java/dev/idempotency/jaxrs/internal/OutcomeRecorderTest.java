@@ -257,6 +257,25 @@ class OutcomeRecorderTest {
         assertThat(library.outcomes()).containsExactly(CLAIMED, RELEASED, CLAIMED, COMPLETED);
     }
 
+    /**
+     * A request filter after the key filter answers before the method, with a status that is no
+     * error (a maintenance redirect, a {@code 304} from a cache): nothing ran, so nothing is stored,
+     * and the request sent again runs.
+     */
+    @Test
+    void anAnswerOfAFilterThatAbortedBeforeTheMethodIsNeverStoredWhateverItsStatus() {
+        Server server = library.server("create");
+
+        Answer redirected = server.start(payment()).abortInALaterFilter(
+                Response.seeOther(java.net.URI.create("/maintenance")).build());
+        Answer again = server.send(payment(), answering(201, "paid"));
+
+        assertThat(redirected.status).isEqualTo(303);
+        assertThat(again.status).as("nothing had run: it runs now").isEqualTo(201);
+        assertThat(again.header(REPLAYED_HEADER)).isNull();
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
     @Test
     void anErrorAnswerOfTheMethodItselfIsStored() {
         Server server = library.server("create");
