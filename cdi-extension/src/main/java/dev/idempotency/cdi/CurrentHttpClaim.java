@@ -39,10 +39,15 @@ public class CurrentHttpClaim {
 
     /**
      * @param method the intercepted method
-     * @return the request's claim if it was acquired for this method and not handed out before
+     * @param target the instance it is called on
+     * @return the request's claim if it was acquired for this method of this resource and not
+     *     handed out before: a bean of another class the resource calls, with a method of the same
+     *     name and parameters (even of an interface both implement), is not it (its call claims its
+     *     own key)
      */
-    public HttpClaim take(Method method) {
-        if (claim == null || taken || !sameSignature(claim.resourceMethod(), method)) {
+    public HttpClaim take(Method method, Object target) {
+        if (claim == null || taken || !sameSignature(claim.resourceMethod(), method)
+                || !claim.resourceClass().isInstance(target)) {
             return null;
         }
         taken = true;
@@ -69,16 +74,7 @@ public class CurrentHttpClaim {
         }
     }
 
-    /**
-     * @return whether both are the same method of one class hierarchy: the resource method as
-     *     JAX-RS matched it (possibly as declared on an interface or a superclass) and as the
-     *     interceptor sees it; a bean of another class the resource calls, with the same name and
-     *     parameters, is not it (its call claims its own key)
-     */
     private static boolean sameSignature(Method a, Method b) {
-        Class<?> aClass = a.getDeclaringClass();
-        Class<?> bClass = b.getDeclaringClass();
-        return a.getName().equals(b.getName()) && Arrays.equals(a.getParameterTypes(), b.getParameterTypes())
-                && (aClass.isAssignableFrom(bClass) || bClass.isAssignableFrom(aClass));
+        return a.getName().equals(b.getName()) && Arrays.equals(a.getParameterTypes(), b.getParameterTypes());
     }
 }

@@ -49,7 +49,7 @@ public class IdempotencyInterceptor {
 
     private HttpClaim httpClaim(InvocationContext context) {
         try {
-            return currentHttpClaim.take(context.getMethod());
+            return currentHttpClaim.take(context.getMethod(), context.getTarget());
         } catch (ContextNotActiveException e) {
             return null; // not inside a request: no HTTP claim
         }

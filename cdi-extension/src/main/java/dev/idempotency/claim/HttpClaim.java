@@ -13,6 +13,7 @@ import dev.idempotency.spi.IdempotencyStore;
  */
 public final class HttpClaim extends OwnedClaim {
 
+    private final Class<?> resourceClass;
     private final Method resourceMethod;
     private final boolean asyncEndpoint;
     private volatile int status;
@@ -22,6 +23,7 @@ public final class HttpClaim extends OwnedClaim {
     /**
      * @param store where the claim lives
      * @param policy the endpoint's policy
+     * @param resourceClass the resource class JAX-RS matched, whose instance the method runs on
      * @param resourceMethod the resource method that runs under the claim
      * @param asyncEndpoint whether the method answers asynchronously
      * @param key the scoped key
@@ -30,11 +32,18 @@ public final class HttpClaim extends OwnedClaim {
      * @param waits the duplicates waiting on this node, woken when the claim ends
      * @param retries where a release that the store failed is tried again
      */
-    public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Method resourceMethod, boolean asyncEndpoint,
+    public HttpClaim(IdempotencyStore store, IdempotencyPolicy policy, Class<?> resourceClass, Method resourceMethod,
+            boolean asyncEndpoint,
             String key, String owner, EventPublisher events, InProgressWaits waits, ReleaseRetries retries) {
         super(store, policy, key, owner, events, waits, retries, true);
+        this.resourceClass = resourceClass;
         this.resourceMethod = resourceMethod;
         this.asyncEndpoint = asyncEndpoint;
+    }
+
+    /** @return the resource class JAX-RS matched, whose instance the method runs on */
+    public Class<?> resourceClass() {
+        return resourceClass;
     }
 
     /** @return the resource method that runs under this claim */

@@ -53,7 +53,7 @@ public class IdempotencyFeature implements DynamicFeature {
             return;
         }
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
-        HttpEndpoint endpoint = new HttpEndpoint(runtime.policy(resourceClass, method), method, isAsync(method),
+        HttpEndpoint endpoint = new HttpEndpoint(runtime.policy(resourceClass, method), resourceClass, method, isAsync(method),
                 runtime.isIntercepted(resourceClass));
         HttpServices services = new HttpServices(runtime.store(), runtime.settings(), runtime.replayCache(),
                 runtime.outcomeEvents(), runtime.tokens(), new AdmittedClaims(runtime.currentHttpClaim()),

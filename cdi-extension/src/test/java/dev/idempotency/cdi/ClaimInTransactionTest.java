@@ -101,7 +101,7 @@ class ClaimInTransactionTest {
     /** @return the claim an HTTP request of the method acquired ({@code async}: an asynchronous endpoint's) */
     private HttpClaim httpClaim(boolean async) throws NoSuchMethodException {
         ClaimResult.Acquired acquired = (ClaimResult.Acquired) store.claim(KEY, FINGERPRINT, policy.lease(), policy.ttl());
-        return new HttpClaim(store, policy, Orders.class.getMethod("place"), async, KEY, acquired.owner(),
+        return new HttpClaim(store, policy, Orders.class, Orders.class.getMethod("place"), async, KEY, acquired.owner(),
                 new EventPublisher(List.of(events::add)), new InProgressWaits(1), retries);
     }
 

@@ -35,15 +35,22 @@ import dev.idempotency.spi.StoredOutcome;
  */
 class CurrentHttpClaimScopeTest {
 
+    /** The JAX-RS interface a resource implements (RESTEasy hands out its method as the resource method). */
+    interface PaymentsApi {
+        void pay();
+    }
+
     /** A resource method's class (not a bean here: only its policy is needed). */
-    static class Payments {
+    static class Payments implements PaymentsApi {
         @Idempotent
+        @Override
         public void pay() {
         }
     }
 
-    /** A bean the resource calls, with a method of the same name and parameters as the resource method's. */
-    static class Ledger {
+    /** A bean the resource calls, with a method of the same name and parameters as the resource method's, of the same interface. */
+    static class Ledger implements PaymentsApi {
+        @Override
         public void pay() {
         }
     }
@@ -84,7 +91,7 @@ class CurrentHttpClaimScopeTest {
 
     private HttpClaim claim(String key) {
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).owner();
-        return new HttpClaim(store, policy, pay, false, key, owner, EventPublisher.NONE, new InProgressWaits(1), retries);
+        return new HttpClaim(store, policy, Payments.class, pay, false, key, owner, EventPublisher.NONE, new InProgressWaits(1), retries);
     }
 
     @Test
@@ -100,7 +107,7 @@ class CurrentHttpClaimScopeTest {
     void aCompletedClaimOutlivesItsRequest() {
         inRequest(current -> {
             current.set(claim("paid"));
-            current.take(pay).complete(StoredOutcome.of(201, Map.of("Location", List.of("/payments/1")), "paid".getBytes()));
+            current.take(pay, new Payments()).complete(StoredOutcome.of(201, Map.of("Location", List.of("/payments/1")), "paid".getBytes()));
         });
 
         assertThat(store.find("paid").orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
@@ -118,8 +125,26 @@ class CurrentHttpClaimScopeTest {
         Method ledgerPay = Ledger.class.getMethod("pay");
         inRequest(current -> {
             current.set(claim);
-            assertThat(current.take(ledgerPay)).as("another class's method").isNull();
-            assertThat(current.take(pay)).as("the resource method").isSameAs(claim);
+            assertThat(current.take(ledgerPay, new Ledger())).as("another class's method").isNull();
+            assertThat(current.take(pay, new Payments())).as("the resource method").isSameAs(claim);
+        });
+    }
+
+    /**
+     * RESTEasy gives the method of the JAX-RS interface as the resource method: a bean of the same
+     * interface that the resource calls must not take the request's claim either.
+     */
+    @Test
+    void aBeanOfTheResourcesJaxRsInterfaceDoesNotTakeTheRequestsClaim() throws Exception {
+        String owner = ((ClaimResult.Acquired) store.claim("interface", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .owner();
+        HttpClaim claim = new HttpClaim(store, policy, Payments.class, PaymentsApi.class.getMethod("pay"), false,
+                "interface", owner, EventPublisher.NONE, new InProgressWaits(1), retries);
+        Method ledgerPay = Ledger.class.getMethod("pay");
+        inRequest(current -> {
+            current.set(claim);
+            assertThat(current.take(ledgerPay, new Ledger())).as("another class of the interface").isNull();
+            assertThat(current.take(pay, new Payments())).as("the resource method").isSameAs(claim);
         });
     }
 
@@ -131,7 +156,7 @@ class CurrentHttpClaimScopeTest {
     void anAnswerPickedButNeverWrittenIsStoredWithoutItsBodyWhenTheRequestEnds() {
         inRequest(current -> {
             current.set(claim("picked"));
-            current.take(pay).status(201);
+            current.take(pay, new Payments()).status(201);
         });
 
         IdempotencyRecord kept = store.find("picked").orElseThrow();
@@ -145,8 +170,8 @@ class CurrentHttpClaimScopeTest {
         HttpClaim first = claim("first");
         inRequest(current -> {
             current.set(first);
-            assertThat(current.take(pay)).isSameAs(first);
+            assertThat(current.take(pay, new Payments())).isSameAs(first);
         });
-        inRequest(current -> assertThat(current.take(pay)).as("nothing set in this request").isNull());
+        inRequest(current -> assertThat(current.take(pay, new Payments())).as("nothing set in this request").isNull());
     }
 }

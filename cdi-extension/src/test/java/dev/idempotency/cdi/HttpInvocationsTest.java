@@ -73,7 +73,7 @@ class HttpInvocationsTest {
     void anAsyncResponseResumedWithAnExceptionReleasesTheKeyAsAThrowingMethodDoes() throws Exception {
         String owner = ((ClaimResult.Acquired) store.claim("k-1", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
                 .owner();
-        HttpClaim claim = new HttpClaim(store, policy, find, true, "k-1", owner, EventPublisher.NONE,
+        HttpClaim claim = new HttpClaim(store, policy, Orders.class, find, true, "k-1", owner, EventPublisher.NONE,
                 new InProgressWaits(1), retries);
         List<Object> resumedWith = new ArrayList<>();
         AsyncResponse container = (AsyncResponse) Proxy.newProxyInstance(getClass().getClassLoader(),

@@ -219,8 +219,8 @@ class OwnedClaimTest {
 
     @Test
     void aServerErrorResponseReleasesAnHttpClaimUnlessServerErrorsArePinned() {
-        HttpClaim http = new HttpClaim(store, policy, null, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
-        HttpClaim pinned = new HttpClaim(store, policy("placePinningServerErrors"), null, false, "k-2", "owner",
+        HttpClaim http = new HttpClaim(store, policy, null, null, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
+        HttpClaim pinned = new HttpClaim(store, policy("placePinningServerErrors"), null, null, false, "k-2", "owner",
                 EventPublisher.NONE, new InProgressWaits(1), retries);
 
         assertThat(http.releasedBy(Response.status(503).build())).isTrue();
@@ -234,15 +234,15 @@ class OwnedClaimTest {
     @Test
     void anHttpClaimIsEnteredOnlyOnceTheInterceptorHandedItToTheMethod() throws Exception {
         Method place = Orders.class.getMethod("place");
-        HttpClaim http = new HttpClaim(store, policy, place, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
+        HttpClaim http = new HttpClaim(store, policy, Orders.class, place, false, "k-1", "owner", EventPublisher.NONE, new InProgressWaits(1), retries);
         CurrentHttpClaim current = new CurrentHttpClaim();
         current.set(http);
 
         assertThat(http.entered()).isFalse();
-        assertThat(current.take(Orders.class.getMethod("placePinningServerErrors"))).as("another method").isNull();
+        assertThat(current.take(Orders.class.getMethod("placePinningServerErrors"), new Orders())).as("another method").isNull();
         assertThat(http.entered()).isFalse();
-        assertThat(current.take(place)).isSameAs(http);
+        assertThat(current.take(place, new Orders())).isSameAs(http);
         assertThat(http.entered()).isTrue();
-        assertThat(current.take(place)).as("handed out once").isNull();
+        assertThat(current.take(place, new Orders())).as("handed out once").isNull();
     }
 }

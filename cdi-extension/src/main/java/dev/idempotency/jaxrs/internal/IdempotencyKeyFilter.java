@@ -162,7 +162,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             if (policy.serverIssuedKeys() && !tokenIssued(request, principal, key.key(), scopedKey, acquired.owner())) {
                 return;
             }
-            HttpClaim admitted = new HttpClaim(store, policy, endpoint.method(), endpoint.async(), scopedKey,
+            HttpClaim admitted = new HttpClaim(store, policy, endpoint.resourceClass(), endpoint.method(), endpoint.async(), scopedKey,
                     acquired.owner(), events, waits, retries);
             events.fire(IdempotencyOutcome.CLAIMED, policy, scopedKey, true);
             claims.admit(request, admitted);

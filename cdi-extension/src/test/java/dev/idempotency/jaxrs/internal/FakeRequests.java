@@ -201,7 +201,7 @@ final class FakeRequests {
     static HttpEndpoint endpoint(String method, boolean async, boolean intercepted) {
         try {
             Method resourceMethod = Payments.class.getMethod(method, String.class);
-            return new HttpEndpoint(Policies.unconfigured(Payments.class, resourceMethod),
+            return new HttpEndpoint(Policies.unconfigured(Payments.class, resourceMethod), Payments.class,
                     resourceMethod, async, intercepted);
         } catch (NoSuchMethodException e) {
             throw new IllegalArgumentException(e);
@@ -482,7 +482,7 @@ final class FakeRequests {
             private Response run(Function<String, Response> resource) {
                 recorder.filter(request.context); // the last request filter: none aborted
                 if (endpoint.intercepted()) {
-                    request.scoped.take(endpoint.method()); // what the CDI interceptor does first
+                    request.scoped.take(endpoint.method(), new Payments()); // what the CDI interceptor does first
                 }
                 String body;
                 try {
@@ -613,11 +613,11 @@ final class FakeRequests {
         }
 
         @Override
-        public HttpClaim take(Method method) {
+        public HttpClaim take(Method method, Object target) {
             if (active == null) {
                 throw new IllegalStateException("no request context is active");
             }
-            return active.scoped.take(method);
+            return active.scoped.take(method, target);
         }
     }
 
