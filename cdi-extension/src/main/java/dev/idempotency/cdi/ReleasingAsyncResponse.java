@@ -17,13 +17,18 @@ import dev.idempotency.claim.TransactionBinding;
  * ends the request's claim as a synchronous method's failure does first
  * ({@link TransactionBinding#releaseAfterFailure}: released, so that a retry runs again even when a
  * mapper turns the exception into a {@code 4xx}; inside a transaction, decided by its end); then the
- * container answers as it would. Every other call goes to the container's unchanged.
+ * container answers as it would. Except once the response timed out: a timeout handler's answer
+ * (a {@code 503} made of an exception, often through the captured response) comes while the work
+ * still runs, so the key stays in progress until its lease ends, as for the container's own
+ * timeout answer. Every other call goes to the container's unchanged.
  */
 final class ReleasingAsyncResponse implements AsyncResponse {
 
     private final AsyncResponse container;
     private final HttpClaim claim;
     private final TransactionBinding binding;
+    /** Set once the container reported the timeout: the work still runs, whatever is resumed after. */
+    private volatile boolean timedOut;
 
     ReleasingAsyncResponse(AsyncResponse container, HttpClaim claim, TransactionBinding binding) {
         this.container = container;
@@ -58,10 +63,12 @@ final class ReleasingAsyncResponse implements AsyncResponse {
 
     @Override
     public boolean resume(Throwable response) {
-        // Before the answer leaves: a retry that follows it must find the key free. Also after the
-        // container's timeout answered: the work ended, failing. (A key taken over meanwhile was
-        // marked rollback-only in its transaction: nothing more to say to a container.)
-        binding.releaseAfterFailure(claim);
+        if (!timedOut) {
+            // Before the answer leaves: a retry that follows it must find the key free. (A key taken
+            // over meanwhile was marked rollback-only in its transaction: nothing more to say to a
+            // container.)
+            binding.releaseAfterFailure(claim);
+        }
         return container.resume(response);
     }
 
@@ -102,7 +109,10 @@ final class ReleasingAsyncResponse implements AsyncResponse {
 
     @Override
     public void setTimeoutHandler(TimeoutHandler handler) {
-        container.setTimeoutHandler(handler);
+        container.setTimeoutHandler(handler == null ? null : timedOutResponse -> {
+            timedOut = true;
+            handler.handleTimeout(this);
+        });
     }
 
     @Override

@@ -13,7 +13,9 @@ import java.util.Map;
 
 import jakarta.interceptor.InvocationContext;
 import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.ServiceUnavailableException;
 import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.TimeoutHandler;
 
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +96,44 @@ class HttpInvocationsTest {
         assertThat(resumedWith).as("the container gets the exception").containsExactly(missing);
         assertThat(store.claim("k-1", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).as("released: a retry runs")
                 .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * A timeout handler that answers through the {@code AsyncResponse} the method captured:
+     * {@code response.resume(new ServiceUnavailableException())}. The work still runs, so the key
+     * stays in progress until its lease ends, as for the container's own timeout {@code 503}: a
+     * retry invited by that {@code 503} must not run the payment a second time, at once.
+     */
+    @Test
+    void aTimeoutHandlerResumingWithAnExceptionKeepsTheKeyInProgress() throws Exception {
+        String owner = ((ClaimResult.Acquired) store.claim("k-2", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .owner();
+        HttpClaim claim = new HttpClaim(store, policy, Orders.class, find, true, "k-2", owner, EventPublisher.NONE,
+                new InProgressWaits(1), retries);
+        TimeoutHandler[] handler = new TimeoutHandler[1];
+        List<Object> resumedWith = new ArrayList<>();
+        AsyncResponse container = (AsyncResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {AsyncResponse.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "setTimeoutHandler" -> handler[0] = (TimeoutHandler) args[0];
+                        case "resume" -> resumedWith.add(args[0]);
+                        default -> {
+                        }
+                    }
+                    return method.getReturnType() == boolean.class ? true : null;
+                });
+        ServiceUnavailableException late = new ServiceUnavailableException("still working");
+
+        this.container.select(HttpInvocations.class).get().invoke(invocation(new Object[] {"o-2", container}, parameters -> {
+            AsyncResponse response = (AsyncResponse) parameters[1];
+            response.setTimeoutHandler(timedOut -> response.resume(late)); // the captured one, as is common
+            return null; // the work goes on on another thread
+        }), claim);
+        handler[0].handleTimeout(container); // the container's timeout
+
+        assertThat(resumedWith).as("the container gets the handler's answer").containsExactly(late);
+        assertThat(store.claim("k-2", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .as("still in progress: the work goes on").isInstanceOf(ClaimResult.Existing.class);
     }
 
     /** The method's body, given the parameters it is called with. */
