@@ -47,19 +47,58 @@ public final class KeyExtractor {
     };
 
     /**
+     * The components of a record whose text is made of them (its toString() is the implicit one)
+     * whose values must be looked at per call: those whose declared type does not tell (an
+     * interface, {@code Object}, a class that is not final) and records.
+     */
+    private static final ClassValue<List<Component>> OPEN_COMPONENTS = new ClassValue<>() {
+        @Override
+        protected List<Component> computeValue(Class<?> type) {
+            if (!textOfComponents(type)) {
+                return List.of();
+            }
+            List<Component> open = new ArrayList<>();
+            for (RecordComponent component : type.getRecordComponents()) {
+                Class<?> declared = component.getType();
+                if (!declared.isPrimitive() && (declared.isRecord() || !Modifier.isFinal(declared.getModifiers()))
+                        && !declared.isEnum()) {
+                    try {
+                        open.add(new Component(component.getName(), handle(component.getAccessor())));
+                    } catch (IllegalStateException notAccessible) {
+                        // a module that does not open it: its value cannot be looked at, its text stands
+                    }
+                }
+            }
+            return List.copyOf(open);
+        }
+    };
+
+    /** A record component whose value is looked at per call: its name, for messages, and its accessor. */
+    private record Component(String name, MethodHandle accessor) {
+    }
+
+    /** How deep records inside records are looked into per call. */
+    private static final int MAX_RECORD_DEPTH = 8;
+
+    /**
      * @param type a class
      * @param visiting the records whose components are being looked at (a record may hold its own type)
-     * @return why the text of {@code type}'s values is (or holds) an identity, or {@code null}
+     * @return why the text of {@code type}'s values is (or holds) an identity whatever they hold, or
+     *     {@code null}
      */
     private static String identityText(Class<?> type, Set<Class<?>> visiting) {
         if (type.isArray()) {
             return "an array, whose text is its identity";
         }
-        if (type.isRecord() && visiting.add(type)) {
-            // a record's own toString() is made of its components' texts
+        if (textOfComponents(type)) {
+            if (!visiting.add(type)) {
+                return null;
+            }
             for (RecordComponent component : type.getRecordComponents()) {
                 Class<?> declared = component.getType();
-                String why = declared == Object.class || declared.isInterface() ? null : identityText(declared, visiting);
+                // only what the declared type decides; the others' values are looked at per call
+                boolean decided = declared.isArray() || declared.isRecord() || Modifier.isFinal(declared.getModifiers());
+                String why = decided && !declared.isPrimitive() ? identityText(declared, visiting) : null;
                 if (why != null) {
                     return "a record whose component " + component.getName() + " is " + why;
                 }
@@ -72,6 +111,48 @@ public final class KeyExtractor {
         } catch (NoSuchMethodException e) {
             return null; // a primitive: a number or a boolean
         }
+    }
+
+    /**
+     * @return whether {@code type} is a record whose text is made of its components' texts: its
+     *     toString() is the implicit one, which javac makes final (one the record declares itself
+     *     says what it says)
+     */
+    private static boolean textOfComponents(Class<?> type) {
+        if (!type.isRecord()) {
+            return false;
+        }
+        try {
+            return Modifier.isFinal(type.getMethod("toString").getModifiers());
+        } catch (NoSuchMethodException e) {
+            return true;
+        }
+    }
+
+    /**
+     * @return why this value's text is (or holds) an identity, or {@code null}: its class, and, for a
+     *     record, the values of its components whose declared type does not tell
+     */
+    private static String identityTextOf(Object value, int depth) {
+        String why = IDENTITY_TEXT.get(value.getClass());
+        if (why != null || !(value instanceof Record) || depth == MAX_RECORD_DEPTH) {
+            return why;
+        }
+        for (Component component : OPEN_COMPONENTS.get(value.getClass())) {
+            Object held;
+            try {
+                held = component.accessor().invoke(value);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+            String inner = held == null ? null : identityTextOf(held, depth + 1);
+            if (inner != null) {
+                return "a record whose component " + component.name() + " is " + inner;
+            }
+        }
+        return null;
     }
 
     /** One marked parameter: where it is, how to read it, and how to name it in messages. */
@@ -187,7 +268,7 @@ public final class KeyExtractor {
         if (value == null) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is null"));
         }
-        String identityText = IDENTITY_TEXT.get(value.getClass());
+        String identityText = identityTextOf(value, 0);
         if (identityText != null) {
             throw new InvalidIdempotencyKeyException(Messages.invalidKeyPart(where, part.label(), "is " + identityText));
         }

@@ -29,6 +29,18 @@ class KeyExtractorTest {
     public record Envelope(Customer customer, Ticket ticket) {
     }
 
+    /** A record with an array component that says itself what its text is. */
+    public record Signed(String id, byte[] payload) {
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
+
+    /** A record whose component's declared type does not tell: its values are looked at per call. */
+    public record Charge(String account, Number amount, Object payload) {
+    }
+
     /** A record whose every component has a text of its own (an interface's values may declare theirs). */
     public record Line(String sku, int quantity, java.util.List<String> tags, Customer customer) {
     }
@@ -109,6 +121,12 @@ class KeyExtractorTest {
         }
 
         public void line(@IdempotencyKey Line line) {
+        }
+
+        public void signed(@IdempotencyKey Signed signed) {
+        }
+
+        public void charge(@IdempotencyKey Charge charge) {
         }
     }
 
@@ -207,6 +225,25 @@ class KeyExtractorTest {
                 .isEqualTo("Line[sku=sku-1, quantity=2, tags=[a], customer=Customer[id=c-1]]");
         assertThatThrownBy(() -> extractor("anything").extract(new Object[] {new Command("c-1", new byte[] {1})}))
                 .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("component payload");
+    }
+
+    /**
+     * A record that declares its own toString() says what its text is, whatever its components; a
+     * component whose declared type does not tell (an abstract class, {@code Object}) is looked at
+     * per call, as a key parameter of such a type is.
+     */
+    @Test
+    void aRecordsOwnTextIsItsKeyAndComponentsOfOpenTypesAreCheckedPerCall() {
+        assertThat(extractor("signed").extract(new Object[] {new Signed("s-1", new byte[] {1})})).isEqualTo("s-1");
+        KeyExtractor charge = extractor("charge");
+        assertThat(charge.extract(new Object[] {new Charge("a-1", new java.math.BigDecimal("1.50"), "p")}))
+                .isEqualTo("Charge[account=a-1, amount=1.50, payload=p]");
+        assertThatThrownBy(() -> charge.extract(new Object[] {new Charge("a-1", 1, new byte[] {1})}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("component payload")
+                .hasMessageContaining("an array");
+        assertThatThrownBy(() -> charge.extract(new Object[] {new Charge("a-1", 1, new Command("c", new byte[0]))}))
+                .as("a record inside").isInstanceOf(InvalidIdempotencyKeyException.class)
+                .hasMessageContaining("component payload is a record whose component payload is an array");
     }
 
     @Test
