@@ -96,12 +96,13 @@ public class MethodInvocations {
      * @throws Exception whatever the method throws, unchanged
      */
     public Object invoke(InvocationContext context, MethodPlan plan) throws Exception {
-        if (!binding.transactions().rolledBack()) {
+        if (!binding.transactions().rolledBack() || !TransactionGuard.inAfterCompletion()) {
+            // no transaction, a running one, or one a timeout rolled back under the caller: the call's own
             return invoke(context, plan, binding);
         }
-        // Called with a rolled-back transaction still on the thread (an AFTER_FAILURE observer, or
-        // one whose transaction timed out before the call): nothing joins it, the work counts as
-        // soon as it returns, and the store records it in transactions of its own.
+        // Called from the afterCompletion of a transaction that rolled back, still on the thread
+        // (an AFTER_FAILURE observer): nothing joins it, the work counts as soon as it returns, and
+        // the store records it in transactions of its own.
         boolean nested = TransactionGuard.inCallAfterItsTransaction();
         if (!nested) {
             TransactionGuard.beginCallAfterItsTransaction();

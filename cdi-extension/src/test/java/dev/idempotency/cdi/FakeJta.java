@@ -142,6 +142,18 @@ public final class FakeJta implements TransactionSynchronizationRegistry {
         });
     }
 
+    /**
+     * A transaction timeout's reaper rolls the transaction back (from its own thread) while this
+     * thread still runs the method: the synchronizations are told, and the thread keeps the
+     * rolled-back transaction until its method ends ({@link #forget()}).
+     */
+    void rollBackUnderTheMethod() {
+        Transaction transaction = transaction();
+        transaction.status = Status.STATUS_ROLLEDBACK;
+        transaction.synchronizations.forEach(s -> s.afterCompletion(Status.STATUS_ROLLEDBACK));
+        transaction.interposed.forEach(s -> s.afterCompletion(Status.STATUS_ROLLEDBACK));
+    }
+
     private void end(Transaction transaction, int status) {
         transaction.status = status;
         try {

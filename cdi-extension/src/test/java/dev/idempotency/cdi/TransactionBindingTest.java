@@ -187,6 +187,23 @@ class TransactionBindingTest {
         assertThat(answers).containsExactly("sent #1", "sent #1");
     }
 
+    /**
+     * A method that goes on after a transaction timeout's reaper rolled its transaction back, and
+     * calls another {@code @Idempotent} method: that call is not made after its transaction (it is
+     * not in the transaction's {@code afterCompletion}), it is made in it, and nothing it did counts:
+     * its key is given back.
+     */
+    @Test
+    void aCallMadeInATransactionATimeoutRolledBackUnderTheCallerDoesNotCount() {
+        jta.begin();
+        jta.rollBackUnderTheMethod();
+
+        assertThat(ledger.send("n-3")).isEqualTo("sent #1");
+        jta.forget(); // the caller's method ended
+
+        assertThat(ledger.send("n-3")).as("nothing it did counted: it runs again").isEqualTo("sent #2");
+    }
+
     @Test
     void aStageCompletedInsideATransactionThatRolledBackIsNotReplayed() throws Exception {
         jta.begin();

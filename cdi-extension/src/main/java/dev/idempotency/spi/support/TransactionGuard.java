@@ -48,6 +48,20 @@ public final class TransactionGuard {
         return none;
     }
 
+    private static final StackWalker FRAMES = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+    /**
+     * @return whether this thread runs inside a transaction synchronization's
+     *     {@code afterCompletion} (an observer {@code during = AFTER_FAILURE} or
+     *     {@code AFTER_COMPLETION}): a rolled-back transaction on the thread then is the one that
+     *     ended, not one a timeout's reaper rolled back under a method still running in it. Walks
+     *     the thread's stack: asked only where a call finds its transaction rolled back.
+     */
+    public static boolean inAfterCompletion() {
+        return FRAMES.walk(frames -> frames.anyMatch(frame -> frame.getMethodName().equals("afterCompletion")
+                && Synchronization.class.isAssignableFrom(frame.getDeclaringClass())));
+    }
+
     /**
      * Notes that this thread now runs a call made after its transaction rolled back (an
      * {@code AFTER_FAILURE} observer: Narayana and Payara keep the ended transaction on the thread

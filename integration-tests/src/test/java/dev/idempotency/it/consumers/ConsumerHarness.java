@@ -149,6 +149,27 @@ public class ConsumerHarness {
         }
     }
 
+    @Inject
+    Event<AfterFailureConsumer.Compensation> compensations;
+
+    /**
+     * Fires a compensation inside a transaction that then rolls back: its AFTER_FAILURE observer
+     * runs from the rollback's afterCompletion.
+     *
+     * @return how many compensations ran so far
+     */
+    @POST
+    @Path("after-failure/{key}")
+    public Map<String, Integer> afterFailure(@PathParam("key") String key) throws Exception {
+        transaction.begin();
+        try {
+            compensations.fire(new AfterFailureConsumer.Compensation(key));
+        } finally {
+            transaction.rollback();
+        }
+        return Map.of("count", effects.count("after-failure"));
+    }
+
     @POST
     @Path("transactional/{key}")
     public Map<String, Integer> transactional(@PathParam("key") String key, @QueryParam("rollback") boolean rollback) {

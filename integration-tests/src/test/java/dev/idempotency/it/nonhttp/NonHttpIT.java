@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.idempotency.it.consumers.AfterFailureConsumer;
 import dev.idempotency.it.consumers.CdiOrderConsumer;
 import dev.idempotency.it.consumers.ConsumerHarness;
 import dev.idempotency.it.consumers.ContainerNamedUsers;
@@ -60,7 +61,7 @@ class NonHttpIT extends OnSampleApp {
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
                         Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class,
-                        WaitingOrderConsumer.class);
+                        WaitingOrderConsumer.class, AfterFailureConsumer.class, AfterFailureConsumer.Compensation.class);
     }
 
     HttpResponse<byte[]> post(String path) {
@@ -177,6 +178,22 @@ class NonHttpIT extends OnSampleApp {
         assertThat(number(twice, "millis")).as("answered at once, not after a lock timeout").isLessThan(2_000);
         String after = text(post("api/harness/transactional/" + key + "?rollback=false"));
         assertThat(number(after, "count") - before).as("rolled back: the key is free, the charge runs").isEqualTo(2);
+    }
+
+    /**
+     * An observer {@code during = AFTER_FAILURE}: the server calls it from the rolled-back
+     * transaction's afterCompletion, that transaction still on the thread. Its work runs outside
+     * it and counts: the same order's second rollback does not compensate it again.
+     */
+    @Test
+    void anAfterFailureObserverRunsOncePerKey() {
+        String key = newKey();
+        long before = http.count("api/harness/count/after-failure");
+
+        text(post("api/harness/after-failure/" + key));
+        String second = text(post("api/harness/after-failure/" + key));
+
+        assertThat(number(second, "count") - before).as("compensated once").isEqualTo(1);
     }
 
     @Test
