@@ -92,10 +92,6 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             return new Missed(List.copyOf(owners), Math.max(at, later.at));
         }
 
-        /** @return the owners from the {@code index}th on */
-        Missed from(int index) {
-            return new Missed(frontOwners.subList(index, frontOwners.size()), at);
-        }
     }
 
     /**
@@ -299,7 +295,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (missed.isEmpty()) {
             return;
         }
-        Missed skipped = missed.remove(key);
+        Missed skipped = missed.get(key);
         if (skipped != null) {
             giveBack(key, skipped);
         }
@@ -318,23 +314,21 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             if (given++ == MISSED_PER_CALL) {
                 return;
             }
-            if (missed.remove(entry.getKey(), entry.getValue())) {
-                giveBack(entry.getKey(), entry.getValue());
-            }
+            giveBack(entry.getKey(), entry.getValue());
         }
     }
 
-    /** Releases each skipped owner's front claim; what a failure leaves is remembered again. */
+    /**
+     * Releases each skipped owner's front claim, then forgets them (unless more were skipped
+     * meanwhile). Released before they are forgotten: a claim of the key meanwhile, on another
+     * thread, still finds them and releases them itself (again: an owner's release is idempotent)
+     * instead of meeting them in front; a failure leaves them all remembered.
+     */
     private void giveBack(String key, Missed skipped) {
-        List<String> owners = skipped.frontOwners();
-        for (int i = 0; i < owners.size(); i++) {
-            try {
-                front.release(key, owners.get(i));
-            } catch (RuntimeException e) {
-                missed.merge(key, skipped.from(i), Missed::and);
-                throw e;
-            }
+        for (String owner : skipped.frontOwners()) {
+            front.release(key, owner);
         }
+        missed.remove(key, skipped);
     }
 
     private boolean frontUsable() {

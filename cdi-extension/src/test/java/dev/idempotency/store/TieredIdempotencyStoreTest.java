@@ -35,6 +35,8 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         private final IdempotencyStore delegate;
         final AtomicInteger calls = new AtomicInteger();
         volatile boolean down;
+        /** Run before each release (a slow one, in a test). */
+        volatile Runnable beforeRelease = () -> { };
 
         Layer(IdempotencyStore delegate) {
             this.delegate = delegate;
@@ -68,6 +70,7 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         @Override
         public boolean release(String key, String owner) {
             call();
+            beforeRelease.run();
             return delegate.release(key, owner);
         }
 
@@ -274,6 +277,42 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
 
         assertThat(otherNode.claim(key, "fp", LONG)).as("the retry on the other node runs: the key is free in the back")
                 .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * After a pause, another call of the node is giving back the key's skipped front claim (its
+     * release slow) when the key's retry comes: the retry must not find the skipped claim gone from
+     * the node's memory but still in front (a {@code 409} from the front alone).
+     */
+    @Test
+    void aRetryWhileAnotherCallGivesBackItsKeysSkippedClaimRunsInsteadOfBeingTold409() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp");
+        pauseTheFront();
+        assertThat(tiered().release(key, owner)).isTrue();
+        elapse(Duration.ofSeconds(5));
+        java.util.concurrent.CountDownLatch releasing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch retried = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        front.beforeRelease = () -> {
+            if (first.getAndSet(false)) {
+                releasing.countDown();
+                try {
+                    retried.await(5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        Thread other = new Thread(() -> tiered().find(freshKey())); // any call of the node after its pause
+        other.start();
+        assertThat(releasing.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        ClaimResult retry = tiered().claim(key, "fp", LONG);
+        retried.countDown();
+        other.join(5_000);
+
+        assertThat(retry).as("the key is free in the back: the retry runs").isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test
