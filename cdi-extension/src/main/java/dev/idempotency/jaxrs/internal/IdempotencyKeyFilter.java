@@ -120,6 +120,17 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return;
         }
         request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
+        try {
+            body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize());
+        } catch (RequestBody.TooLargeException e) {
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
+                    "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body, decoded."));
+            return;
+        } catch (IOException e) {
+            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNREADABLE_BODY,
+                    "The request body does not decode as its Content-Encoding says; nothing was executed."));
+            return;
+        }
         JsonBodies.Parsed json = jsonBodies == null ? null : jsonBodies.of(body);
         if (key == null) {
             key = keys.fromBody(json);

@@ -1,8 +1,12 @@
 package dev.idempotency.jaxrs.internal;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.Locale;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.InflaterInputStream;
 
 /**
  * A request body read whole, up to a limit, so that it can be fingerprinted and then handed to
@@ -83,6 +87,31 @@ public final class RequestBody {
             throw new TooLargeException();
         }
         return new RequestBody(buffer, length);
+    }
+
+    /**
+     * The body as what it encodes, for the fingerprint and the key's JSON: a body sent with
+     * {@code Content-Encoding: gzip} (or {@code x-gzip}, or {@code deflate}) is decoded, so that the
+     * same content compressed again (another gzip header time, another compressor) is the same
+     * request. The method still gets the bytes as sent. Any other coding (none, {@code identity},
+     * one this library does not decode) leaves the bytes as they are.
+     *
+     * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
+     * @param limit the largest decoded body accepted (a small body may decode to a huge one)
+     * @return the decoded body, or this one
+     * @throws TooLargeException when it decodes to more than the limit
+     * @throws IOException when it does not decode (corrupt, truncated)
+     */
+    public RequestBody decoded(String contentEncoding, int limit) throws IOException, TooLargeException {
+        if (contentEncoding == null) {
+            return this;
+        }
+        InputStream sent = new ByteArrayInputStream(bytes, 0, length);
+        return switch (contentEncoding.trim().toLowerCase(Locale.ROOT)) {
+            case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, limit);
+            case "deflate" -> read(new InflaterInputStream(sent), -1, limit);
+            default -> this;
+        };
     }
 
     /** @return the backing array; only the first {@link #length()} bytes are the body */

@@ -45,6 +45,65 @@ class FingerprintModesTest {
         assertThat(answer.problemType()).isEqualTo("key-reused");
     }
 
+    /** @return the text gzipped, its header's modification time set to {@code mtime} (as tools write it) */
+    private static byte[] gzip(String text, int mtime) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream zipped = new java.util.zip.GZIPOutputStream(out)) {
+            zipped.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        byte[] bytes = out.toByteArray();
+        bytes[4] = (byte) mtime; // MTIME, little-endian, outside the data's CRC
+        return bytes;
+    }
+
+    /**
+     * A body sent with {@code Content-Encoding: gzip} is fingerprinted, and its JSON read, as what it
+     * encodes, and handed to the method as it was sent (the application's decoder reads it): the
+     * same order gzipped again at another time (another header) is the same request, and a JSON-only
+     * endpoint takes it.
+     */
+    @Test
+    void aGzippedBodyIsFingerprintedAsWhatItEncodes() {
+        Server bytes = library.server("create");
+        Answer first = bytes.send(post("/payments", gzip(ORDER, 1)).key("k-1").header("Content-Encoding", "gzip"),
+                created());
+        Answer again = bytes.send(post("/payments", gzip(ORDER, 2)).key("k-1").header("Content-Encoding", "gzip"),
+                created());
+        Answer other = bytes.send(post("/payments", gzip(ORDER.replace("1250", "1251"), 1)).key("k-1")
+                .header("Content-Encoding", "gzip"), created());
+
+        assertThat(first.status).isEqualTo(201);
+        assertReplayOf(first, again);
+        assertKeyReused(other);
+
+        Server json = library.server("createJson");
+        Answer parsed = json.send(post("/payments", gzip(ORDER, 1)).key("k-2").header("Content-Encoding", "GZIP"),
+                created());
+        Answer plain = json.send(post("/payments", ORDER).key("k-2"), created());
+        assertThat(parsed.status).as(parsed.toString()).isEqualTo(201);
+        assertReplayOf(parsed, plain);
+    }
+
+    /** A gzipped body that does not decode, or decodes past the body limit, is refused before anything runs. */
+    @Test
+    void aGzippedBodyThatIsBrokenOrTooLargeOnceDecodedIsRefused() {
+        library.config.put("idempotency.max-request-body-size", "1048576");
+        Server server = library.server("create");
+        byte[] broken = gzip(ORDER, 1);
+        broken[broken.length - 5] ^= 0x55; // its CRC no longer matches
+
+        Answer corrupt = server.send(post("/payments", broken).key("k-1").header("Content-Encoding", "gzip"), created());
+        Answer bomb = server.send(post("/payments", gzip("0".repeat(2 * 1024 * 1024), 1)).key("k-2")
+                .header("Content-Encoding", "gzip"), created());
+
+        assertThat(corrupt.status).isEqualTo(400);
+        assertThat(corrupt.problemType()).isEqualTo("unreadable-body");
+        assertThat(bomb.status).isEqualTo(413);
+        assertThat(server.executions()).isZero();
+    }
+
     @Test
     void inJsonModeAnotherMemberOrderOrWhitespaceReplays() {
         Server server = library.server("createJson");
