@@ -108,8 +108,15 @@ public class IdempotencyExtension implements Extension {
         }
     }
 
+    /** {@code @Transactional}'s interceptor priority ({@code Interceptor.Priority.PLATFORM_BEFORE + 200}). */
+    private static final int TRANSACTIONAL_PRIORITY = 200;
+
     void prioritizeInterceptor(@Observes ProcessAnnotatedType<IdempotencyInterceptor> event) {
-        event.configureAnnotatedType().add(new PriorityLiteral(settings.interceptorPriority()));
+        int priority = settings.interceptorPriority();
+        if (priority <= TRANSACTIONAL_PRIORITY) {
+            LOG.warning(Messages.interceptorOutsideTransactional(priority));
+        }
+        event.configureAnnotatedType().add(new PriorityLiteral(priority));
     }
 
     void trackStores(@Observes ProcessBean<?> event) {

@@ -214,6 +214,19 @@ public final class Messages {
                 + " default here";
     }
 
+    /**
+     * The interceptor's priority puts it outside {@code @Transactional} (priority 200): a warning at
+     * deployment, since a deployment may want it.
+     */
+    public static String interceptorOutsideTransactional(int priority) {
+        return "IDEMP0154: idempotency.interceptor.priority=" + priority + " puts @Idempotent outside @Transactional"
+                + " (priority 200): a method's own transaction (REQUIRES_NEW, or one it begins where its caller has none)"
+                + " then begins inside the claim, which is bound to the caller's transaction or to none: a rollback of"
+                + " the caller gives back the key of work that committed (a retry runs it again), and a store that joins"
+                + " transactions records the outcome apart from the method's rows; allowed: any integer, above 200 keeps"
+                + " it inside (the default, 1100)";
+    }
+
     public static String unknownInProgress(String where, String key, String value, String allowed) {
         return "IDEMP0147: " + where + ": " + key + "='" + value + "' is not a choice for duplicates in flight; allowed: "
                 + allowed + " (case-insensitive)";

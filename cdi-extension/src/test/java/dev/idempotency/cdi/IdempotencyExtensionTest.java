@@ -124,6 +124,44 @@ class IdempotencyExtensionTest {
         }
     }
 
+    /**
+     * An interceptor priority at or below {@code @Transactional}'s (200) puts {@code @Idempotent}
+     * outside it: a method's own transaction then begins inside the claim. Allowed (a deployment
+     * may want it), but said at deployment, with what it costs.
+     */
+    @Test
+    void anInterceptorPriorityOutsideTransactionalIsWarnedAboutAtDeployment() {
+        List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord entry) {
+                logged.add(entry);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
+        logger.addHandler(handler);
+        try {
+            config("idempotency.interceptor.priority", "100");
+            weld(Payments.class).initialize().close();
+        } finally {
+            logger.removeHandler(handler);
+        }
+
+        assertThat(logged).anySatisfy(entry -> {
+            assertThat(entry.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+            assertThat(entry.getMessage()).startsWith("IDEMP0154: idempotency.interceptor.priority=100")
+                    .contains("@Transactional");
+        });
+    }
+
     @Test
     void anIdempotentMethodWithoutKeySourceFailsTheDeployment() {
         assertThatThrownBy(() -> weld(MessageConsumer.class).initialize().close())
