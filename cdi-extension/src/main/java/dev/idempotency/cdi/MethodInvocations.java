@@ -126,8 +126,14 @@ public class MethodInvocations {
                             runtime.settings().tenantSource().name())));
         }
         Object[] arguments = context.getParameters();
-        String rawKey = plan.keys().extract(arguments);
-        String fingerprint = plan.fingerprint(codec, arguments);
+        String rawKey;
+        String fingerprint;
+        try {
+            rawKey = plan.keys().extract(arguments);
+            fingerprint = plan.fingerprint(codec, arguments);
+        } catch (IdempotencyException refused) {
+            return refuse(plan, refused); // an invalid key, arguments that cannot be fingerprinted
+        }
         String key = space.key(plan.policy(), rawKey);
         String earlier = TransactionClaims.fingerprintOf(binding.transactions(), key);
         if (earlier != null) {
@@ -143,7 +149,7 @@ public class MethodInvocations {
                 ClaimFailures.log(plan.policy(), true, e);
                 return context.proceed();
             }
-            throw new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e);
+            return refuse(plan, new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e));
         }
         // Not inside a JTA transaction: the first call may be this transaction's own (its outcome
         // is stored only when it commits), or wait for locks this transaction holds.

@@ -347,6 +347,20 @@ class MethodInvocationsTest {
         assertThat(consumer.executions()).isZero();
     }
 
+    /**
+     * A stage method is refused the one way its return type allows, whatever the reason: an
+     * invalid key is a failed stage, as a missing tenant or an unknown token already were, not an
+     * exception thrown at the caller.
+     */
+    @Test
+    void aStageMethodWithAnInvalidKeyGetsAFailedStageAndRunsNothing() {
+        CompletionStage<String> refused = consumer.minimal("   ");
+
+        assertThatThrownBy(() -> refused.toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThat(consumer.executions()).isZero();
+    }
+
     @Test
     void aStageIsStoredWhenItCompletesAndReleasedWhenItFails() throws Exception {
         Receipt first = consumer.async("a-1", false).toCompletableFuture().get(10, TimeUnit.SECONDS);
