@@ -55,14 +55,17 @@ final class DatabaseClock {
      * {@link ZoneGap}).
      */
     static final List<String> UTC_NOW = List.of(
-            "SELECT CAST(CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP) AS VARCHAR(32))", // PostgreSQL, H2
+            // the statement's time: CURRENT_TIMESTAMP is the transaction's start, as old as whatever
+            // came before in it (the untimed first reading, a pause of the node)
+            "SELECT CAST(CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP) AS VARCHAR(32))", // PostgreSQL
             "SELECT CAST(UTC_TIMESTAMP(6) AS CHAR)", // MariaDB, MySQL
             "SELECT CONVERT(VARCHAR(27), SYSUTCDATETIME(), 121)", // SQL Server
-            "SELECT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD HH24:MI:SS.FF6') FROM DUAL"); // Oracle
+            "SELECT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD HH24:MI:SS.FF6') FROM DUAL", // Oracle
+            "SELECT CAST(CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP) AS VARCHAR(32))"); // H2
 
     /** The expression per JDBC product name (lower case, "contains"). */
     private static final Map<String, String> BY_PRODUCT = Map.of(
-            "postgresql", UTC_NOW.get(0), "h2", UTC_NOW.get(0),
+            "postgresql", UTC_NOW.get(0), "h2", UTC_NOW.get(4),
             "mariadb", UTC_NOW.get(1), "mysql", UTC_NOW.get(1),
             "microsoft sql server", UTC_NOW.get(2), "oracle", UTC_NOW.get(3));
 

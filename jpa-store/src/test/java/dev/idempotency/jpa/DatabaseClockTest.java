@@ -243,4 +243,33 @@ class DatabaseClockTest {
         assertThat(other.asked).last().isEqualTo(DatabaseClock.SESSION_LOCAL_NOW);
         assertThat(clock.now()).isEqualTo(NOW);
     }
+
+    /**
+     * The clock is read twice in one transaction (once untimed, once timed): PostgreSQL's
+     * {@code CURRENT_TIMESTAMP} is the transaction's start, so the timed reading was as old as the
+     * first round trip and whatever came between (a pause of the node), and a node whose reading lags
+     * writes its lease ends that much too early. The expression must be the time of the statement.
+     */
+    @Test
+    void postgreSqlsClockExpressionIsTheStatementsTimeNotTheTransactionsStart() throws Exception {
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test",
+                "postgres", "")) {
+            connection.setAutoCommit(false);
+            LocalDateTime first = readClock(connection);
+            Thread.sleep(300);
+            LocalDateTime second = readClock(connection);
+            connection.rollback();
+
+            assertThat(java.time.Duration.between(first, second)).as("the later statement reads a later time")
+                    .isGreaterThanOrEqualTo(java.time.Duration.ofMillis(250));
+        }
+    }
+
+    private static LocalDateTime readClock(java.sql.Connection connection) throws java.sql.SQLException {
+        try (java.sql.Statement statement = connection.createStatement();
+                java.sql.ResultSet result = statement.executeQuery(DatabaseClock.UTC_NOW.get(0))) {
+            result.next();
+            return LocalDateTime.parse(result.getString(1).replace(' ', 'T'));
+        }
+    }
 }
