@@ -58,4 +58,17 @@ public final class TokenIssuanceLimiter {
         long left = window.start() + windowNanos - now;
         return Math.max(1, (left + 999_999_999L) / 1_000_000_000L);
     }
+
+    /**
+     * Gives back a token {@link #acquire} counted but that was never issued (the store could not
+     * keep it): a caller retrying through an outage is not refused for the rest of its window.
+     *
+     * @param principal the principal's name
+     */
+    public void giveBack(String principal) {
+        windows.computeIfPresent(principal, (name, window) -> {
+            window.issued().decrementAndGet();
+            return window;
+        });
+    }
 }

@@ -70,7 +70,8 @@ public final class TokenRegistry {
         if (!anonymousCallers && ScopedKey.isAnonymous(principal)) {
             throw new AnonymousTokenRequestException(Messages.anonymousTokenRequest());
         }
-        long wait = limiter.acquire(ScopedKey.principalName(principal));
+        String name = ScopedKey.principalName(principal);
+        long wait = limiter.acquire(name);
         if (wait > 0) {
             throw new TooManyTokensException(Messages.tooManyTokens(maxPerPrincipal, ttl), wait);
         }
@@ -78,10 +79,15 @@ public final class TokenRegistry {
         random.nextBytes(bytes);
         String token = BASE64URL.encodeToString(bytes);
         String key = ScopedKey.ofIssuedToken(principal, token);
-        ClaimResult claim = store.claim(key, TOKEN_FINGERPRINT, ttl);
-        if (!(claim instanceof ClaimResult.Acquired acquired) || !store.complete(key, acquired.owner(), ISSUED, ttl)) {
-            // 256 random bits do not collide; a store that answers so is broken.
-            throw new IdempotencyStoreException(Messages.tokenNotKept(ScopedKey.forLog(key)));
+        try {
+            ClaimResult claim = store.claim(key, TOKEN_FINGERPRINT, ttl);
+            if (!(claim instanceof ClaimResult.Acquired acquired) || !store.complete(key, acquired.owner(), ISSUED, ttl)) {
+                // 256 random bits do not collide; a store that answers so is broken.
+                throw new IdempotencyStoreException(Messages.tokenNotKept(ScopedKey.forLog(key)));
+            }
+        } catch (RuntimeException notKept) {
+            limiter.giveBack(name); // never issued: it does not count
+            throw notKept;
         }
         return new IssuedToken(token, Instant.now().plus(ttl));
     }
