@@ -202,6 +202,10 @@ public class IdempotencyExtension implements Extension {
                 // Failing open would run the request with a key nobody checked, and record no use of it.
                 throw new IdempotencyDefinitionException(Messages.tokensWithFailOpen(where));
             }
+            if (!policy.required()) {
+                // A request without a key would run with no token checked, every time it is sent.
+                throw new IdempotencyDefinitionException(Messages.tokensOptional(where));
+            }
             long keyParts = java.util.Arrays.stream(method.getParameters())
                     .filter(parameter -> parameter.isAnnotationPresent(IdempotencyKey.class)).count();
             if (!http && keyParts > 1) {

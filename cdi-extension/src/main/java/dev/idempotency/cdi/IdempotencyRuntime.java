@@ -179,7 +179,7 @@ public class IdempotencyRuntime {
      *     are no beans become known as JAX-RS starts)
      */
     public RecordLookup recordLookup() {
-        return new RecordLookup(store(), extension.policiesByEndpoint());
+        return new RecordLookup(store(), extension.policiesByEndpoint(), settings().tenantSource());
     }
 
     /** @return the library settings */

@@ -421,6 +421,12 @@ public final class Messages {
                 + " open would run a request whose token nobody checked, and record no use of the token)";
     }
 
+    public static String tokensOptional(String where) {
+        return "IDEMP0155: " + where + ": serverIssuedKeys=true with required=false; allowed: required=true (the"
+                + " default) or serverIssuedKeys=false (a request without a key would run with no token checked, every"
+                + " time it is sent)";
+    }
+
     public static String tokensLongerThanKeys(String where, int maxKeyLength, int tokenLength) {
         return "IDEMP0119: " + where + ": serverIssuedKeys=true, but idempotency.max-key-length=" + maxKeyLength
                 + " refuses the " + tokenLength + "-character tokens; allowed: idempotency.max-key-length of at least "

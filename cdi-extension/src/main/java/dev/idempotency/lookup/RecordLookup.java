@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import dev.idempotency.claim.ScopedKey;
 import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.config.TenantSource;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -36,14 +37,27 @@ public final class RecordLookup {
 
     private final IdempotencyStore store;
     private final Map<String, IdempotencyPolicy> policies;
+    /** Whether tenants are requests' host names, which requests carry in lower case. */
+    private final boolean hostTenants;
 
     /**
      * @param store the selected store
      * @param policies the policy of each {@code @Idempotent} endpoint, by its identity
      */
     public RecordLookup(IdempotencyStore store, Map<String, IdempotencyPolicy> policies) {
+        this(store, policies, null);
+    }
+
+    /**
+     * @param store the selected store
+     * @param policies every {@code @Idempotent} endpoint's policy, by its name
+     * @param tenantSource where requests take their tenant from ({@code null}: as asked); a host
+     *     tenant is looked for in lower case, as requests carry it
+     */
+    public RecordLookup(IdempotencyStore store, Map<String, IdempotencyPolicy> policies, TenantSource tenantSource) {
         this.store = store;
         this.policies = policies;
+        this.hostTenants = tenantSource == TenantSource.HOST;
     }
 
     /** The record a question points at: its endpoint's policy and the scoped key. */
@@ -78,7 +92,7 @@ public final class RecordLookup {
                 throw new BadSupportQuery("the endpoint's keys are scoped by tenant (scope " + policy.scope()
                         + "): give the tenant (\"tenant\")");
             }
-            tenant = query.tenant();
+            tenant = hostTenants ? query.tenant().toLowerCase(java.util.Locale.ROOT) : query.tenant();
         }
         Principal caller = query.caller() == null ? null : new NamedCaller(query.caller());
         return new Target(policy, ScopedKey.of(policy, caller, tenant, query.key()));

@@ -69,6 +69,14 @@ class ServerIssuedTokensTest {
     }
 
     @ApplicationScoped
+    public static class Optional {
+        @Idempotent(serverIssuedKeys = true, required = false)
+        public int place(@IdempotencyKey String token) {
+            return 1;
+        }
+    }
+
+    @ApplicationScoped
     public static class TokenAndTenant {
         @Idempotent(serverIssuedKeys = true)
         public int place(@IdempotencyKey String token, @IdempotencyKey String tenant) {
@@ -177,6 +185,10 @@ class ServerIssuedTokensTest {
         assertThatThrownBy(() -> TestContainers.weld(FailingOpen.class, Caller.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0118: bean " + FailingOpen.class.getName() + ", method place:"
                         + " serverIssuedKeys=true with failOpen=true");
+        assertThatThrownBy(() -> TestContainers.weld(Optional.class, Caller.class).initialize().close())
+                .as("a request without a key would run unchecked, every time")
+                .hasStackTraceContaining("IDEMP0155: bean " + Optional.class.getName() + ", method place:"
+                        + " serverIssuedKeys=true with required=false");
         assertThatThrownBy(() -> TestContainers.weld(TokenAndTenant.class, Caller.class).initialize().close())
                 .as("two key parts joined are no token: every call would be refused")
                 .hasStackTraceContaining("IDEMP0151: bean " + TokenAndTenant.class.getName() + ", method place:"

@@ -221,4 +221,17 @@ class RecordLookupTest {
         assertThat(lookup.target(new SupportQuery("orders.tenant", "alice", "acme", "k")).scopedKey())
                 .isEqualTo(ScopedKey.of(forTenant, ALICE, "acme", "k"));
     }
+
+    /**
+     * Where the tenant is the request's host, requests carry it in lower case (host names are
+     * case-insensitive): a question naming it as an operator writes it finds the record.
+     */
+    @Test
+    void aHostTenantIsAskedAboutInAnyCase() {
+        RecordLookup byHost = new RecordLookup(store, Map.of(forTenant.endpoint(), forTenant),
+                dev.idempotency.config.TenantSource.HOST);
+
+        assertThat(byHost.target(new SupportQuery("orders.tenant", "alice", "Acme.Example.com", "k")).scopedKey())
+                .isEqualTo(ScopedKey.of(forTenant, ALICE, "acme.example.com", "k"));
+    }
 }
