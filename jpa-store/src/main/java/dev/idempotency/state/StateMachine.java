@@ -130,6 +130,9 @@ public final class StateMachine<S extends Enum<S>> {
             throw new IllegalArgumentException(StateMessages.notManaged(entity));
         }
         Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
+        // The transaction's pending changes first: the refresh below would throw away what the
+        // provider has not written yet (FlushModeType.COMMIT writes nothing before these queries).
+        em.flush();
         for (int round = 0; round < ROUNDS; round++) {
             Object[] row;
             try {

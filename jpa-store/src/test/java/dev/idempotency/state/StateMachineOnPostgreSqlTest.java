@@ -112,6 +112,24 @@ class StateMachineOnPostgreSqlTest {
         assertThat(row(id)).isEqualTo("REFUNDED v3 charges=0");
     }
 
+    /**
+     * A change the transaction made to the instance before its transition, not flushed yet (the
+     * entity manager flushes at the commit only): the guard's refresh must not throw it away.
+     */
+    @Test
+    void aChangeMadeBeforeTheTransitionIsKeptWhenNothingWasFlushed() throws SQLException {
+        long id = newOrder(PENDING);
+
+        inTransaction(em -> {
+            em.setFlushMode(jakarta.persistence.FlushModeType.COMMIT);
+            GuardedOrder order = em.find(GuardedOrder.class, id);
+            order.charge();
+            return ORDERS.transition(em, order, PAID);
+        });
+
+        assertThat(row(id)).isEqualTo("PAID v3 charges=1");
+    }
+
     @Test
     void anIllegalTransitionWritesNothingAndSaysWhatIsAllowed() throws SQLException {
         long paid = newOrder(PAID);
