@@ -52,6 +52,11 @@ import dev.idempotency.spi.IdempotencyStore;
 public final class ReleaseRetries implements AutoCloseable {
 
     static final long FIRST_DELAY_MILLIS = 100;
+    /**
+     * How long a claim of the key waits for a background try under way: one that met the store
+     * down a moment ago fails in a moment, and the claim then tries itself.
+     */
+    static final long WAIT_FOR_ATTEMPT_MILLIS = 100;
     static final long LONGEST_DELAY_MILLIS = 5_000;
     static final int MAX_PENDING = 10_000;
 
@@ -102,20 +107,31 @@ public final class ReleaseRetries implements AutoCloseable {
          * Tries the release once; one attempt at a time, none once finished.
          *
          * @param scheduled whether the scheduler runs it (it schedules the next try after a
-         *     failure); {@code false}: the key is claimed again, and neither waits for an attempt
-         *     under way nor changes the next scheduled try when it fails
+         *     failure); {@code false}: the key is claimed again, and waits for an attempt under way
+         *     for {@value ReleaseRetries#WAIT_FOR_ATTEMPT_MILLIS} ms at most (it may be about to fail: the store was
+         *     down a moment ago, and is back for this one), and does not change the next scheduled
+         *     try when it fails
          * @return whether the store released it now
          */
         boolean attempt(boolean scheduled) {
             if (scheduled) {
                 lock.lock();
-            } else if (!lock.tryLock()) {
+            } else if (!tryLockForClaim()) {
                 return false;
             }
             try {
                 return !finished && attemptLocked(scheduled);
             } finally {
                 lock.unlock();
+            }
+        }
+
+        private boolean tryLockForClaim() {
+            try {
+                return lock.tryLock(WAIT_FOR_ATTEMPT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
 
