@@ -50,6 +50,8 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
     private final RequestFingerprinter fingerprinter;
     /** The server's JSON-P, looked up once where keys or fingerprints read JSON bodies; else {@code null}. */
     private final JsonBodies jsonBodies;
+    /** Whether the fingerprint or the key reads the body (decoded, where it was compressed). */
+    private final boolean readsBody;
     private final HttpEndpoint endpoint;
     private final IdempotencyPolicy policy;
     private final ReplayCache replayCache;
@@ -75,6 +77,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         this.keys = new RequestKeys(policy.keySource(), settings.keyHeader(), settings.maxKeyLength());
         this.fingerprinter = new RequestFingerprinter(policy.fingerprint());
         this.jsonBodies = keys.fromBody() || fingerprinter.readsJson() ? new JsonBodies() : null;
+        this.readsBody = jsonBodies != null || fingerprinter.readsBody();
         this.keyReused = "Idempotency-Key".equals(keys.name()) && fingerprinter.coversWholeBody()
                 ? "This Idempotency-Key was used with a different request (body, method, path or query)."
                 : "This " + keys.name() + " was used with a different request (" + fingerprinter.covered() + ").";
@@ -120,16 +123,14 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
             return;
         }
         request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
-        try {
-            body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize());
-        } catch (RequestBody.TooLargeException e) {
-            request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
-                    "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body, decoded."));
-            return;
-        } catch (IOException e) {
-            request.abortWith(ProblemResponses.of(IdempotencyProblem.UNREADABLE_BODY,
-                    "The request body does not decode as its Content-Encoding says; nothing was executed."));
-            return;
+        if (readsBody) {
+            try {
+                body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize());
+            } catch (RequestBody.TooLargeException e) {
+                request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE, "Idempotent requests may have"
+                        + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded."));
+                return;
+            }
         }
         JsonBodies.Parsed json = jsonBodies == null ? null : jsonBodies.of(body);
         if (key == null) {

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.InflaterInputStream;
@@ -91,27 +92,38 @@ public final class RequestBody {
 
     /**
      * The body as what it encodes, for the fingerprint and the key's JSON: a body sent with
-     * {@code Content-Encoding: gzip} (or {@code x-gzip}, or {@code deflate}) is decoded, so that the
-     * same content compressed again (another gzip header time, another compressor) is the same
-     * request. The method still gets the bytes as sent. Any other coding (none, {@code identity},
-     * one this library does not decode) leaves the bytes as they are.
+     * {@code Content-Encoding: gzip} (or {@code x-gzip}, or zlib {@code deflate}; {@code identity}
+     * entries aside) is decoded, so that the same content compressed again (another gzip header
+     * time, another compressor) is the same request. The method still gets the bytes as sent. Any
+     * other coding (none, several, one this library does not decode), an empty body, and a body
+     * that does not decode as its header says (an application's filter decoded it already and left
+     * the header; raw deflate; a corrupt one, which the application's own decoder refuses) count as
+     * the bytes sent, as before this library decoded anything.
      *
      * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
      * @param limit the largest decoded body accepted (a small body may decode to a huge one)
      * @return the decoded body, or this one
      * @throws TooLargeException when it decodes to more than the limit
-     * @throws IOException when it does not decode (corrupt, truncated)
      */
-    public RequestBody decoded(String contentEncoding, int limit) throws IOException, TooLargeException {
-        if (contentEncoding == null) {
+    public RequestBody decoded(String contentEncoding, int limit) throws TooLargeException {
+        if (contentEncoding == null || length == 0) {
+            return this;
+        }
+        List<String> codings = Arrays.stream(contentEncoding.split(",")).map(coding -> coding.trim().toLowerCase(Locale.ROOT))
+                .filter(coding -> !coding.isEmpty() && !coding.equals("identity")).toList();
+        if (codings.size() != 1) {
             return this;
         }
         InputStream sent = new ByteArrayInputStream(bytes, 0, length);
-        return switch (contentEncoding.trim().toLowerCase(Locale.ROOT)) {
-            case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, limit);
-            case "deflate" -> read(new InflaterInputStream(sent), -1, limit);
-            default -> this;
-        };
+        try {
+            return switch (codings.get(0)) {
+                case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, limit);
+                case "deflate" -> read(new InflaterInputStream(sent), -1, limit);
+                default -> this;
+            };
+        } catch (IOException doesNotDecode) {
+            return this;
+        }
     }
 
     /** @return the backing array; only the first {@link #length()} bytes are the body */

@@ -28,6 +28,11 @@ final class RequestFingerprinter {
         return rule.mode() == IdempotencyFingerprint.JSON;
     }
 
+    /** @return whether the fingerprint reads the body (all of it, or some of its members) */
+    boolean readsBody() {
+        return rule.mode() != IdempotencyFingerprint.NONE;
+    }
+
     /** @return whether the fingerprint covers all of the body (in whichever form) */
     boolean coversWholeBody() {
         return rule.mode() != IdempotencyFingerprint.NONE && rule.members().isEmpty();

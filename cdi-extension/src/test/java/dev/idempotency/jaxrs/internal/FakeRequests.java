@@ -218,12 +218,6 @@ final class FakeRequests {
     }
 
     /**
-     * @param origin e.g. {@code https://Acme.example.com:8443}
-     * @param pathAndQuery e.g. {@code /payments}
-     * @param body the request body
-     * @return a POST request sent to that host
-     */
-    /**
      * @param pathAndQuery e.g. {@code /payments}
      * @param body the request body's bytes, as sent (compressed, say)
      * @return a POST request to the local server
@@ -231,6 +225,13 @@ final class FakeRequests {
     static Request post(String pathAndQuery, byte[] body) {
         return new Request("POST", URI.create("http://localhost:8080" + pathAndQuery), body);
     }
+
+    /**
+     * @param origin e.g. {@code https://Acme.example.com:8443}
+     * @param pathAndQuery e.g. {@code /payments}
+     * @param body the request body
+     * @return a POST request sent to that host
+     */
 
     static Request postTo(String origin, String pathAndQuery, String body) {
         return new Request("POST", URI.create(origin + pathAndQuery), body.getBytes(StandardCharsets.UTF_8));
