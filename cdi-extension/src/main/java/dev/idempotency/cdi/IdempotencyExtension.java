@@ -202,8 +202,9 @@ public class IdempotencyExtension implements Extension {
                 // Failing open would run the request with a key nobody checked, and record no use of it.
                 throw new IdempotencyDefinitionException(Messages.tokensWithFailOpen(where));
             }
-            if (!policy.required()) {
-                // A request without a key would run with no token checked, every time it is sent.
+            if (http && !policy.required()) {
+                // A request without a key would run with no token checked, every time it is sent
+                // (required means nothing without HTTP: a call without its key is always refused).
                 throw new IdempotencyDefinitionException(Messages.tokensOptional(where));
             }
             long keyParts = java.util.Arrays.stream(method.getParameters())

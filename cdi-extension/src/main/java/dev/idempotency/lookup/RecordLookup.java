@@ -92,10 +92,25 @@ public final class RecordLookup {
                 throw new BadSupportQuery("the endpoint's keys are scoped by tenant (scope " + policy.scope()
                         + "): give the tenant (\"tenant\")");
             }
-            tenant = hostTenants ? query.tenant().toLowerCase(java.util.Locale.ROOT) : query.tenant();
+            tenant = hostTenants ? hostName(query.tenant()) : query.tenant();
         }
         Principal caller = query.caller() == null ? null : new NamedCaller(query.caller());
         return new Target(policy, ScopedKey.of(policy, caller, tenant, query.key()));
+    }
+
+    /**
+     * @return a host tenant as requests carry it: the host name of a {@code Host} header, without its
+     *     port, in lower case
+     */
+    private static String hostName(String asked) {
+        String host = asked;
+        try {
+            String parsed = java.net.URI.create("http://" + asked.trim() + "/").getHost();
+            host = parsed == null ? asked : parsed;
+        } catch (IllegalArgumentException notAHost) {
+            // asked as it is
+        }
+        return host.toLowerCase(java.util.Locale.ROOT);
     }
 
     /**

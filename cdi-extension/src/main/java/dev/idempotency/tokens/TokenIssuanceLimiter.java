@@ -39,11 +39,20 @@ public final class TokenIssuanceLimiter {
     }
 
     /**
-     * @param principal the principal's name
-     * @return {@code 0} if a token may be issued now (and counts it); else the seconds until the
-     *     principal's window ends
+     * Whether a token may be issued, with the window that counted it, for {@link #giveBack(Permit)}.
+     *
+     * @param waitSeconds {@code 0} if a token may be issued now (and was counted); else the seconds
+     *     until the principal's window ends
+     * @param window the window that counted it
      */
-    public long acquire(String principal) {
+    public record Permit(long waitSeconds, Object window) {
+    }
+
+    /**
+     * @param principal the principal's name
+     * @return whether a token may be issued now (and counts it), and the window that counted it
+     */
+    public Permit admit(String principal) {
         long now = nanoClock.getAsLong();
         long swept = lastSweep.get();
         // At most one sweep per tenth of a window, by one caller: not one per issue.
@@ -53,22 +62,20 @@ public final class TokenIssuanceLimiter {
         Window window = windows.compute(principal,
                 (name, old) -> old == null || now - old.start() >= windowNanos ? new Window(now, new AtomicInteger()) : old);
         if (window.issued().incrementAndGet() <= max) {
-            return 0;
+            return new Permit(0, window);
         }
         long left = window.start() + windowNanos - now;
-        return Math.max(1, (left + 999_999_999L) / 1_000_000_000L);
+        return new Permit(Math.max(1, (left + 999_999_999L) / 1_000_000_000L), window);
     }
 
     /**
-     * Gives back a token {@link #acquire} counted but that was never issued (the store could not
-     * keep it): a caller retrying through an outage is not refused for the rest of its window.
+     * Gives back a token {@link #admit} counted but that was never issued (the store could not keep
+     * it): a caller retrying through an outage is not refused for the rest of its window. Only to
+     * the window that counted it: one that has rolled over since keeps its own count.
      *
-     * @param principal the principal's name
+     * @param permit what {@link #admit} answered
      */
-    public void giveBack(String principal) {
-        windows.computeIfPresent(principal, (name, window) -> {
-            window.issued().decrementAndGet();
-            return window;
-        });
+    public void giveBack(Permit permit) {
+        ((Window) permit.window()).issued().decrementAndGet();
     }
 }

@@ -70,26 +70,43 @@ public final class TokenRegistry {
         if (!anonymousCallers && ScopedKey.isAnonymous(principal)) {
             throw new AnonymousTokenRequestException(Messages.anonymousTokenRequest());
         }
-        String name = ScopedKey.principalName(principal);
-        long wait = limiter.acquire(name);
-        if (wait > 0) {
-            throw new TooManyTokensException(Messages.tooManyTokens(maxPerPrincipal, ttl), wait);
+        TokenIssuanceLimiter.Permit permit = limiter.admit(ScopedKey.principalName(principal));
+        if (permit.waitSeconds() > 0) {
+            throw new TooManyTokensException(Messages.tooManyTokens(maxPerPrincipal, ttl), permit.waitSeconds());
         }
         byte[] bytes = new byte[32];
         random.nextBytes(bytes);
         String token = BASE64URL.encodeToString(bytes);
         String key = ScopedKey.ofIssuedToken(principal, token);
+        String owner = null;
         try {
             ClaimResult claim = store.claim(key, TOKEN_FINGERPRINT, ttl);
-            if (!(claim instanceof ClaimResult.Acquired acquired) || !store.complete(key, acquired.owner(), ISSUED, ttl)) {
+            owner = claim instanceof ClaimResult.Acquired acquired ? acquired.owner() : null;
+            if (owner == null || !store.complete(key, owner, ISSUED, ttl)) {
                 // 256 random bits do not collide; a store that answers so is broken.
                 throw new IdempotencyStoreException(Messages.tokenNotKept(ScopedKey.forLog(key)));
             }
         } catch (RuntimeException notKept) {
-            limiter.giveBack(name); // never issued: it does not count
+            limiter.giveBack(permit); // never issued: it does not count
+            giveBackClaim(key, owner);
             throw notKept;
         }
         return new IssuedToken(token, Instant.now().plus(ttl));
+    }
+
+    /**
+     * Gives back the claim of a token that was not issued (its completion failed), so that it does
+     * not hold a place in the store for the token's ttl; the store's failure is the caller's answer.
+     */
+    private void giveBackClaim(String key, String owner) {
+        if (owner == null) {
+            return;
+        }
+        try {
+            store.release(key, owner);
+        } catch (RuntimeException stillDown) {
+            // it lapses with its lease (the token ttl); nobody holds the key
+        }
     }
 
     /**

@@ -68,8 +68,20 @@ class ServerIssuedTokensTest {
         }
     }
 
+    /** A resource whose requests may come without a key. */
+    @jakarta.ws.rs.Path("optional")
     @ApplicationScoped
     public static class Optional {
+        @jakarta.ws.rs.POST
+        @Idempotent(serverIssuedKeys = true, required = false)
+        public int place() {
+            return 1;
+        }
+    }
+
+    /** A bean called without HTTP: required means nothing there (a call without its key is refused). */
+    @ApplicationScoped
+    public static class OptionalWithoutHttp {
         @Idempotent(serverIssuedKeys = true, required = false)
         public int place(@IdempotencyKey String token) {
             return 1;
@@ -189,6 +201,7 @@ class ServerIssuedTokensTest {
                 .as("a request without a key would run unchecked, every time")
                 .hasStackTraceContaining("IDEMP0155: bean " + Optional.class.getName() + ", method place:"
                         + " serverIssuedKeys=true with required=false");
+        TestContainers.weld(OptionalWithoutHttp.class, Caller.class).initialize().close();
         assertThatThrownBy(() -> TestContainers.weld(TokenAndTenant.class, Caller.class).initialize().close())
                 .as("two key parts joined are no token: every call would be refused")
                 .hasStackTraceContaining("IDEMP0151: bean " + TokenAndTenant.class.getName() + ", method place:"

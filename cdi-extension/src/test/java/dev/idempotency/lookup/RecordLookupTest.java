@@ -233,5 +233,7 @@ class RecordLookupTest {
 
         assertThat(byHost.target(new SupportQuery("orders.tenant", "alice", "Acme.Example.com", "k")).scopedKey())
                 .isEqualTo(ScopedKey.of(forTenant, ALICE, "acme.example.com", "k"));
+        assertThat(byHost.target(new SupportQuery("orders.tenant", "alice", "Acme.Example.com:8443", "k")).scopedKey())
+                .as("a Host header pasted with its port").isEqualTo(ScopedKey.of(forTenant, ALICE, "acme.example.com", "k"));
     }
 }
