@@ -49,7 +49,8 @@ final class DatabaseClock {
 
     /**
      * UTC now, without a zone, per dialect, as text ({@code 2026-03-08 02:30:00.123456}); the order
-     * puts the commonest first. Text, not a timestamp: the JDBC driver would build a
+     * puts the commonest first, H2 (its expression the standard one, which the others know too, as
+     * the transaction's start) last. Text, not a timestamp: the JDBC driver would build a
      * {@link Timestamp} from a timestamp's fields in the JVM's zone, and a UTC wall time inside that
      * zone's spring-forward gap does not exist there: it would be read an hour late (see
      * {@link ZoneGap}).

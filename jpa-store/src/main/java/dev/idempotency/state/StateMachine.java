@@ -119,6 +119,9 @@ public final class StateMachine<S extends Enum<S>> {
      * @throws EntityNotFoundException when the entity's row is gone
      * @throws OptimisticLockException when concurrent transactions changed the row {@value #ROUNDS}
      *     times in a row
+     * @throws jakarta.persistence.PersistenceException when the transaction's pending changes,
+     *     flushed first, fail (a constraint of another row), or no transaction is active
+     *     ({@code TransactionRequiredException})
      * @throws IllegalArgumentException when the entity is not managed by {@code em}, or its class
      *     lacks what the guard needs (named in the message)
      */
