@@ -2,7 +2,6 @@ package dev.idempotency.cdi;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.logging.Logger;
 
 import jakarta.enterprise.inject.Vetoed;
@@ -61,12 +60,10 @@ public class CurrentHttpClaim {
         if (claim == null || claim.asyncEndpoint()) {
             return;
         }
-        int picked = claim.status();
-        if (picked != 0 && claim.isOpen()) {
-            // the method answered, and its body was never written: its work is done, never run again
-            LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), picked,
-                    "the request ended before the body was written"));
-            claim.complete(StoredOutcome.withoutBody(picked, Map.of()));
+        StoredOutcome unwritten = claim.isOpen() ? claim.unwrittenAnswer("the request ended before the body was written")
+                : null;
+        if (unwritten != null) {
+            claim.complete(unwritten);
             return;
         }
         if (claim.release()) {

@@ -103,14 +103,11 @@ public class MethodInvocations {
         // Called from the afterCompletion of a transaction that rolled back, still on the thread
         // (an AFTER_FAILURE observer): nothing joins it, the work counts as soon as it returns, and
         // the store records it in transactions of its own.
-        boolean nested = TransactionGuard.inCallAfterItsTransaction();
-        if (!nested) {
-            TransactionGuard.beginCallAfterItsTransaction();
-        }
+        boolean began = TransactionGuard.beginCallAfterItsTransaction();
         try {
             return invoke(context, plan, outsideTransactions);
         } finally {
-            if (!nested) {
+            if (began) {
                 TransactionGuard.endCallAfterItsTransaction();
             }
         }

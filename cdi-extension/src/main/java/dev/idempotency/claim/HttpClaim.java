@@ -1,17 +1,23 @@
 package dev.idempotency.claim;
 
 import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.logging.Logger;
 
 import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.config.IdempotencyPolicy;
+import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * A claim acquired for one HTTP request. Ended by the response filter, the writer interceptor,
  * the CDI interceptor on an exception, or the end of the request, whichever comes first.
  */
 public final class HttpClaim extends OwnedClaim {
+
+    private static final Logger LOG = Logger.getLogger(HttpClaim.class.getName());
 
     private final Class<?> resourceClass;
     private final Method resourceMethod;
@@ -100,5 +106,25 @@ public final class HttpClaim extends OwnedClaim {
     /** @param status the response status, noted until the body has been written */
     public void status(int status) {
         this.status = status;
+    }
+
+    /**
+     * The answer the response filter picked for storing, whose body was never written (the
+     * container answered again first, or the request ended): the method's work is done, so it is
+     * stored without its body (retries get {@code 410 response-not-stored}) instead of the key being
+     * released. Logged ({@code IDEMP0325}); the picked status is forgotten, so that nothing else
+     * takes this answer for one still to be written.
+     *
+     * @param why what happened instead of the writing, for the log
+     * @return the outcome to store, or {@code null} when no answer was picked
+     */
+    public StoredOutcome unwrittenAnswer(String why) {
+        int picked = status;
+        if (picked == 0) {
+            return null;
+        }
+        status = 0;
+        LOG.warning(Messages.responseNotWritten(policy().endpoint(), picked, why));
+        return StoredOutcome.withoutBody(picked, Map.of());
     }
 }

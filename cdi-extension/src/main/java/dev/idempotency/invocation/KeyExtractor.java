@@ -60,8 +60,7 @@ public final class KeyExtractor {
             List<Component> open = new ArrayList<>();
             for (RecordComponent component : type.getRecordComponents()) {
                 Class<?> declared = component.getType();
-                if (!declared.isPrimitive() && (declared.isRecord() || !Modifier.isFinal(declared.getModifiers()))
-                        && !declared.isEnum()) {
+                if (!declaredTypeDecides(declared) || declared.isRecord()) {
                     try {
                         open.add(new Component(component.getName(), handle(component.getAccessor())));
                     } catch (IllegalStateException notAccessible) {
@@ -97,8 +96,7 @@ public final class KeyExtractor {
             for (RecordComponent component : type.getRecordComponents()) {
                 Class<?> declared = component.getType();
                 // only what the declared type decides; the others' values are looked at per call
-                boolean decided = declared.isArray() || declared.isRecord() || Modifier.isFinal(declared.getModifiers());
-                String why = decided && !declared.isPrimitive() ? identityText(declared, visiting) : null;
+                String why = declaredTypeDecides(declared) ? identityText(declared, visiting) : null;
                 if (why != null) {
                     return "a record whose component " + component.getName() + " is " + why;
                 }
@@ -111,6 +109,17 @@ public final class KeyExtractor {
         } catch (NoSuchMethodException e) {
             return null; // a primitive: a number or a boolean
         }
+    }
+
+    /**
+     * @param declared a record component's declared type
+     * @return whether that type alone tells whether the component's text is an identity (a
+     *     primitive, an array, an enum, a final class, a record); values of any other (an interface,
+     *     {@code Object}, a class that is not final) are looked at per call, and so are records' own
+     *     components ({@link #OPEN_COMPONENTS})
+     */
+    private static boolean declaredTypeDecides(Class<?> declared) {
+        return declared.isPrimitive() || declared.isArray() || declared.isEnum() || Modifier.isFinal(declared.getModifiers());
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.idempotency.claim.ScopedKey;
+import dev.idempotency.claim.TenantLookup;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.TenantSource;
 import dev.idempotency.spi.ClaimResult;
@@ -99,8 +100,8 @@ public final class RecordLookup {
     }
 
     /**
-     * @return a host tenant as requests carry it: the host name of a {@code Host} header, without its
-     *     port, in lower case
+     * @return a host tenant as requests carry it ({@link TenantLookup#hostName}): the host name of a
+     *     {@code Host} header, without its port
      */
     private static String hostName(String asked) {
         String host = asked;
@@ -110,7 +111,7 @@ public final class RecordLookup {
         } catch (IllegalArgumentException notAHost) {
             // asked as it is
         }
-        return host.toLowerCase(java.util.Locale.ROOT);
+        return TenantLookup.hostName(host);
     }
 
     /**

@@ -72,16 +72,12 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             return;
         }
         int status = response.getStatus();
-        int picked = claim.status();
-        if (picked != 0) {
-            // The method's answer was picked for storing, and the container answers again before
-            // its body reached this writer interceptor (RESTEasy found no writer for the entity;
-            // an outer writer interceptor or a later response filter threw): the work is done, so
-            // retries are told its answer was not stored instead of running it again.
-            LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), picked,
-                    "the container answered " + status + " before the body was written"));
-            claim.status(0);
-            transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(picked, Map.of()));
+        // The method's answer was picked for storing, and the container answers again before its
+        // body reached this writer interceptor (RESTEasy found no writer for the entity; an outer
+        // writer interceptor or a later response filter threw).
+        StoredOutcome unwritten = claim.unwrittenAnswer("the container answered " + status + " before the body was written");
+        if (unwritten != null) {
+            transactions.storeWhenCommitted(claim, unwritten);
             return;
         }
         if (!claim.passedFilters() || (knowsWhetherMethodRan && !claim.entered() && status >= 400)) {

@@ -40,6 +40,7 @@ public final class TransactionGuard {
     private final ThreadLocal<Boolean> noRegistryOnThisThread = new ThreadLocal<>();
     /** Set on a thread while it runs a call made after its transaction rolled back ({@link #inCallAfterItsTransaction()}). */
     private static final ThreadLocal<Boolean> CALL_AFTER_ITS_TRANSACTION = new ThreadLocal<>();
+    private static final StackWalker FRAMES = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /** @return a guard that sees no transaction on any thread: for work that runs outside the one on its thread */
     public static TransactionGuard none() {
@@ -47,8 +48,6 @@ public final class TransactionGuard {
         none.absent = true;
         return none;
     }
-
-    private static final StackWalker FRAMES = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /**
      * @return whether this thread runs inside a transaction synchronization's
@@ -68,9 +67,16 @@ public final class TransactionGuard {
      * while its synchronizations run). The call's work happens outside that transaction, so what a
      * store would join it with must go into a transaction of the store's own; until
      * {@link #endCallAfterItsTransaction()}.
+     *
+     * @return {@code false} when the thread ran such a call already (a nested one): the outer call
+     *     ends it, not this one
      */
-    public static void beginCallAfterItsTransaction() {
+    public static boolean beginCallAfterItsTransaction() {
+        if (inCallAfterItsTransaction()) {
+            return false;
+        }
         CALL_AFTER_ITS_TRANSACTION.set(Boolean.TRUE);
+        return true;
     }
 
     /** Ends what {@link #beginCallAfterItsTransaction()} began. */
