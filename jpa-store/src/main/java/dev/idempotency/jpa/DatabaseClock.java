@@ -39,8 +39,11 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * the machine is suspended: when it and the wall clock have moved more than a second apart since
  * the reading, the next call that may open a transaction (a claim, a release, a look-up) reads
  * the database again at once. A completion or mark inside the caller's transaction never waits
- * for that read; until the next claim it may judge with a time that fell behind by the suspend,
- * which only keeps a record alive longer, never lets a key run again.
+ * for that read (the method it ends may well have been the one suspended). It judges whether its
+ * claim is still live with the time that may have fallen behind ({@link #now}: a lease seen
+ * alive a little longer, never ended early), and writes the ends it sets (the record's expiry, a
+ * mark's lease end) from {@link #notBehind}, the reading carried forward on whichever clock moved
+ * further: a suspend must not shorten a record's retention, which would let its key run again.
  */
 final class DatabaseClock {
 
@@ -123,6 +126,15 @@ final class DatabaseClock {
      */
     DatabaseClock(DatabaseProduct product, LongSupplier nanoClock) {
         this(product, nanoClock, () -> TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong()), UnaryOperator.identity());
+    }
+
+    /**
+     * @param product the database, shared with the rest of the store
+     * @param nanoClock a monotonic clock (tests)
+     * @param wallClock a wall clock in milliseconds (tests)
+     */
+    DatabaseClock(DatabaseProduct product, LongSupplier nanoClock, LongSupplier wallClock) {
+        this(product, nanoClock, wallClock, UnaryOperator.identity());
     }
 
     /** @param nanoClock a monotonic clock (tests) */
@@ -311,6 +323,24 @@ final class DatabaseClock {
             throw new IllegalStateException("the database clock is read before it was resolved");
         }
         return current.databaseUtc().plusNanos(nanoClock.getAsLong() - current.nanos());
+    }
+
+    /**
+     * @return the database's time now as {@link #now}, but carried forward on whichever of this
+     *     node's clocks moved further since the reading: for the ends a completion or a mark writes
+     *     without reading the database again. The monotonic clock stood still through a suspend,
+     *     and an expiry written from it would come early by the suspend's length, freeing the key
+     *     before its retention ended. A wall clock stepped forward instead keeps a record longer
+     *     than asked, until the next reading; never shorter.
+     */
+    LocalDateTime notBehind() {
+        Reading current = reading;
+        if (current == null) {
+            throw new IllegalStateException("the database clock is read before it was resolved");
+        }
+        long monotonic = nanoClock.getAsLong() - current.nanos();
+        long wall = TimeUnit.MILLISECONDS.toNanos(wallClock.getAsLong() - current.wallMillis());
+        return current.databaseUtc().plusNanos(Math.max(monotonic, wall));
     }
 
     private static LocalDateTime toLocal(Object value) {

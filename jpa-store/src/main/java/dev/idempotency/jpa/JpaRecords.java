@@ -134,6 +134,19 @@ public final class JpaRecords {
     }
 
     /**
+     * For tests: a node whose monotonic and wall clocks the test drives apart (a suspend stops the
+     * monotonic one).
+     *
+     * @param transactions where the work runs
+     * @param nanoClock the monotonic clock
+     * @param wallClock the wall clock, in milliseconds
+     */
+    JpaRecords(RecordTransactions transactions, LongSupplier nanoClock, LongSupplier wallClock) {
+        this.transactions = transactions;
+        this.clock = new DatabaseClock(product, nanoClock, wallClock);
+    }
+
+    /**
      * A claim whose record is kept for its lease only: {@code claim(key, fingerprint, lease, lease)}.
      *
      * @param key the scoped, hashed key
@@ -363,9 +376,9 @@ public final class JpaRecords {
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             // no caller's transaction to join (an HTTP request's completion, after the method's ended)
-            LocalDateTime now = clock.now();
             try {
-                return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, now, now.plus(retention));
+                return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, clock.now(),
+                        clock.notBehind().plus(retention));
             } catch (SQLException | RuntimeException e) {
                 // Tried again in a transaction of the store's own: if this statement did commit,
                 // the row is COMPLETED by this owner and the second matches nothing, which is then
@@ -380,12 +393,13 @@ public final class JpaRecords {
     private boolean completeInTransaction(EntityManager em, String key, String owner, StoredOutcome outcome,
             Duration retention) {
         LocalDateTime now = clock.now();
+        LocalDateTime expiresAt = clock.notBehind().plus(retention);
         return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
                 + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
                 + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
                 + " WHERE r.key = :key AND r.owner = :owner AND (((r.state = :inProgress OR r.state = :executed)"
                 + " AND r.expiresAt > :now) OR (r.state = :inProgress AND r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                .setParameter("completed", COMPLETED).setParameter("expiresAt", notBefore(now.plus(retention)))
+                .setParameter("completed", COMPLETED).setParameter("expiresAt", notBefore(expiresAt))
                 .setParameter("status", outcome.status()).setParameter("headers", encode(outcome.headers()))
                 .setParameter("body", outcome.body()).setParameter("bodyStored", outcome.bodyStored())
                 .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("owner", owner)
@@ -421,12 +435,13 @@ public final class JpaRecords {
         clock.ensureResolved(transactions);
         return inCallerTransaction("marking the work executed", em -> {
             LocalDateTime now = clock.now();
+            LocalDateTime notBehind = clock.notBehind();
             return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
                     + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"
                     + " AND (r.expiresAt > :now OR (r.expiresAt IS NULL AND r.leaseEnd > :now))")
-                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", notBefore(now.plus(lease)))
-                    .setParameter("expiresAt", notBefore(now.plus(retention))).setParameter("now", notAfter(now))
+                    .setParameter("executed", EXECUTED).setParameter("leaseEnd", notBefore(notBehind.plus(lease)))
+                    .setParameter("expiresAt", notBefore(notBehind.plus(retention))).setParameter("now", notAfter(now))
                     .setParameter("key", key).setParameter("owner", owner).setParameter("inProgress", IN_PROGRESS)
                     .executeUpdate() == 1 || heldBy(em, key, owner, EXECUTED, now);
         });

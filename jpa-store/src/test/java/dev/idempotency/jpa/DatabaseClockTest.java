@@ -216,6 +216,33 @@ class DatabaseClockTest {
     }
 
     /**
+     * After a suspend whose reading could not be refreshed (the database did not answer; another
+     * thread was reading it), the time carried on the monotonic clock is behind by the suspend:
+     * judged by it, a lease or a record lives a little longer, which is safe. The ends a call writes
+     * (a claim's lease and retention, a completion's expiry) come from the wall clock then: written
+     * from the time behind, a lease would end early by the suspend, and another node would take
+     * over a claim whose owner still runs.
+     */
+    @Test
+    void afterASuspendTheEndsWrittenAreNotBehindEvenWhenTheReadingCouldNotBeRefreshed() {
+        AtomicLong wall = new AtomicLong(1_700_000_000_000L);
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get, wall::get);
+        clock.resolve(postgreSql);
+
+        postgreSql.down = true;
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        wall.addAndGet(TimeUnit.MINUTES.toMillis(10) + 1_000); // suspended for ten minutes
+        clock.resolve(postgreSql);
+
+        assertThat(clock.now()).as("judged: the time carried on the monotonic clock").isEqualTo(NOW.plusSeconds(1));
+        assertThat(clock.notBehind()).as("written: the wall clock moved further").isEqualTo(NOW.plusMinutes(10).plusSeconds(1));
+
+        wall.addAndGet(-TimeUnit.MINUTES.toMillis(30)); // a wall clock stepped back: the monotonic one is ahead
+        assertThat(clock.notBehind()).isEqualTo(NOW.plusSeconds(1));
+    }
+
+    /**
      * The expressions answer text: a database that knows one but writes its times otherwise (a
      * PostgreSQL-compatible product with another date style, say) is passed over, not taken for a
      * database that does not answer, which would fail every call.
