@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -175,15 +176,19 @@ public final class JpaRecords {
         insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
         boolean rowMet = false;
-        // The owner token of an insert that failed: it may have committed with its answer lost.
-        String mine = null;
+        // The owner tokens of this call's inserts, a fresh one each (a row deleted and inserted again
+        // is told apart from the one a takeover read by its owner only): an insert that committed with
+        // its answer lost (a connection reset after the commit) is this call's claim when a later round
+        // meets its row. Rounds may overlap: one timed out on the store's own thread may still commit.
+        List<String> mine = new CopyOnWriteArrayList<>();
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             LocalDateTime now = clock.now();
+            LocalDateTime ends = clock.notBehind();
             String owner = OwnerTokens.next();
-            mine = owner;
+            mine.add(owner);
             try {
-                if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, now.plus(lease), now.plus(kept))) {
+                if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, ends.plus(lease), ends.plus(kept))) {
                     return new ClaimResult.Acquired(owner, false);
                 }
                 rowMet = true; // the key has a row: a duplicate or a replay reads it, a takeover needs a round
@@ -198,12 +203,11 @@ public final class JpaRecords {
                 lastFailure = new IdempotencyStoreException("the claim's insert, or its read of the row it met, failed", e);
             }
         }
-        String ownInsert = rowMet ? null : mine;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             if (round > 0 || !rowMet) {
                 try {
                     ClaimResult result = transactions.inNewTransaction(
-                        em -> insert(em, key, fingerprint, lease, kept, ownInsert));
+                        em -> insert(em, key, fingerprint, lease, kept, mine));
                     if (result != null && result != TAKEOVER_LOST) {
                         return result;
                     }
@@ -220,7 +224,7 @@ public final class JpaRecords {
             }
             ClaimResult existing;
             try {
-                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept, ownInsert));
+                existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept, mine));
             } catch (OwnTransactionsExhausted busy) {
                 throw busy;
             } catch (RuntimeException e) {
@@ -249,17 +253,19 @@ public final class JpaRecords {
     }
 
     /**
-     * @param mine the owner token of this claim's insert that failed, which may have committed; or null
+     * @param mine the owner tokens of this claim's inserts, this one's added before it is made
      * @return the claim's result, or null when the key's row vanished between the insert and the read
      */
     private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease, Duration kept,
-            String mine) {
+            List<String> mine) {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
+            LocalDateTime ends = clock.notBehind();
             String owner = OwnerTokens.next();
-            if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
-                    notBefore(now.plus(kept)))) {
+            mine.add(owner);
+            if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
+                    notBefore(ends.plus(kept)))) {
                 return new ClaimResult.Acquired(owner, false);
             }
             return existingOrTakeover(em, key, fingerprint, lease, kept, mine);
@@ -271,35 +277,39 @@ public final class JpaRecords {
             return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
         LocalDateTime now = clock.now();
+        LocalDateTime ends = clock.notBehind();
         String owner = OwnerTokens.next();
-        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(now.plus(lease)),
-                notBefore(now.plus(kept))));
+        mine.add(owner);
+        em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
+                notBefore(ends.plus(kept))));
         em.flush();
         return new ClaimResult.Acquired(owner, false);
     }
 
     /**
-     * @param mine the owner token of this claim's insert that failed, which may have committed (its
-     *     row, in progress, is then the caller's claim); or null
+     * @param mine the owner tokens of this claim's inserts; one that failed may have committed (its
+     *     row, in progress within its lease, is then the caller's claim)
      * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
      *     row overwritten once its retention ended, by any request; {@link #TAKEOVER_LOST} when
      *     another claim changed the row between its read and the takeover; or null when there is no row
      */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
-            Duration kept, String mine) {
+            Duration kept, List<String> mine) {
         LocalDateTime now = clock.now();
         IdempotencyRecordEntity row = read(em, key);
         if (row == null) {
             return null;
         }
-        if (row.owner().equals(mine) && IN_PROGRESS.equals(row.state())) {
-            // this claim's own insert, committed with its answer lost: the claim is the caller's
-            return new ClaimResult.Acquired(mine, false);
+        if (IN_PROGRESS.equals(row.state()) && mine.contains(row.owner()) && row.leaseEnd().isAfter(now)) {
+            // this claim's own insert, committed with its answer lost: the claim is the caller's (once
+            // its lease ran out, a retry elsewhere may have it: taken over below as any other's)
+            return new ClaimResult.Acquired(row.owner(), false);
         }
         if (answeredAsItIs(row, fingerprint, now)) {
             return new ClaimResult.Existing(toRecord(row, now));
         }
         String owner = OwnerTokens.next();
+        LocalDateTime ends = clock.notBehind();
         int taken;
         boolean live = !expired(row, now);
         // The row read is told by its version and its owner: a row deleted (released, purged) and
@@ -311,8 +321,8 @@ public final class JpaRecords {
                     + " r.expiresAt = :expiresAt, r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.owner = :readOwner AND r.state = :inProgress"
                     + " AND r.fingerprint = :fingerprint")
-                    .setParameter("owner", owner).setParameter("leaseEnd", notBefore(now.plus(lease)))
-                    .setParameter("expiresAt", notBefore(now.plus(kept))).setParameter("now", notAfter(now)).setParameter("key", key)
+                    .setParameter("owner", owner).setParameter("leaseEnd", notBefore(ends.plus(lease)))
+                    .setParameter("expiresAt", notBefore(ends.plus(kept))).setParameter("now", notAfter(now)).setParameter("key", key)
                     .setParameter("version", row.version()).setParameter("readOwner", row.owner())
                     .setParameter("inProgress", IN_PROGRESS)
                     .setParameter("fingerprint", fingerprint)
@@ -326,7 +336,7 @@ public final class JpaRecords {
                     + " r.createdAt = :now, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.version = :version AND r.owner = :readOwner")
                     .setParameter("state", IN_PROGRESS).setParameter("owner", owner).setParameter("fingerprint", fingerprint)
-                    .setParameter("leaseEnd", notBefore(now.plus(lease))).setParameter("expiresAt", notBefore(now.plus(kept)))
+                    .setParameter("leaseEnd", notBefore(ends.plus(lease))).setParameter("expiresAt", notBefore(ends.plus(kept)))
                     .setParameter("now", notAfter(now)).setParameter("key", key).setParameter("version", row.version())
                     .setParameter("readOwner", row.owner())
                     .executeUpdate();
