@@ -2,10 +2,15 @@ package dev.idempotency.jpa;
 
 import java.sql.SQLException;
 import java.time.LocalDateTime;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
 import jakarta.persistence.EntityManager;
+
+import dev.idempotency.spi.IdempotencyStoreException;
+import dev.idempotency.spi.support.OwnerTokens;
 
 /**
  * A claim's insert in one round trip where the database has a statement for it: PostgreSQL's
@@ -18,6 +23,8 @@ import jakarta.persistence.EntityManager;
  * gets the portable path.
  */
 final class InsertIfAbsent {
+
+    private static final Logger LOG = Logger.getLogger(InsertIfAbsent.class.getName());
 
     /** The statement, its parameters numbered in the order they appear (see {@link #JDBC}). */
     static final String POSTGRESQL = "INSERT INTO idempotency_record (record_key, state, fingerprint, owner_token,"
@@ -49,8 +56,62 @@ final class InsertIfAbsent {
     void resolve(RecordTransactions transactions) {
         if (available == null) {
             String name = product.name(transactions);
-            available = name != null && name.contains("postgresql");
+            available = name != null && name.contains("postgresql") && reachesTheEntitysTable(transactions);
         }
+    }
+
+    /** Thrown to end the probe's transaction by a rollback, carrying what it saw. */
+    private static final class ProbeSeen extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final boolean seen;
+
+        ProbeSeen(boolean seen) {
+            super(null, null, false, false);
+            this.seen = seen;
+        }
+    }
+
+    /**
+     * Whether this statement, naming the table unqualified as the statements on the datasource do
+     * too, writes the table the entity is mapped to: an application's unit may map its tables to
+     * a schema of their own ({@code persistence-unit-defaults} in an {@code orm.xml}) while its
+     * connections' {@code search_path} finds another {@code idempotency_record}, or none. A probe
+     * row is inserted and looked for through the entity, in a transaction that is rolled back.
+     *
+     * @return whether the row written by the statement is the entity's; false (logged once) when it
+     *     is not, or the table is not where the statement looks
+     * @throws IdempotencyStoreException when the database does not answer: asked again on the next call
+     */
+    private static boolean reachesTheEntitysTable(RecordTransactions transactions) {
+        String probe = "~table-probe~" + OwnerTokens.next();
+        LocalDateTime any = LocalDateTime.of(2000, 1, 1, 0, 0);
+        try {
+            transactions.inNewTransaction(em -> {
+                insert(em, probe, "probe", probe, any, any, any);
+                long seen = em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key", Long.class)
+                        .setParameter("key", probe).getSingleResult();
+                throw new ProbeSeen(seen == 1);
+            });
+        } catch (OwnTransactionsExhausted busy) {
+            throw busy;
+        } catch (RuntimeException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+                if (cause instanceof ProbeSeen answer) {
+                    if (!answer.seen) {
+                        LOG.warning(JpaMessages.statementsMissTheEntitysTable("a row they insert is not the entity's:"
+                                + " the entity is mapped to a table in another schema than the connection's search_path"));
+                    }
+                    return answer.seen;
+                }
+            }
+            if (DatabaseClock.unknownSql(e)) {
+                LOG.log(Level.WARNING, e, () -> JpaMessages.statementsMissTheEntitysTable(
+                        "the connection's search_path has no idempotency_record table"));
+                return false;
+            }
+            throw new IdempotencyStoreException("the database did not answer the probe of the store's table", e);
+        }
+        throw new IllegalStateException("the probe's transaction ended without its answer");
     }
 
     /** @return whether {@link #insert} may be used */
