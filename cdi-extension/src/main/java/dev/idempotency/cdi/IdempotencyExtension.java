@@ -25,11 +25,13 @@ import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.interceptor.Interceptor;
 
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.config.BeanMethod;
+import dev.idempotency.config.ConfiguredMembers;
 import dev.idempotency.config.ContainerSubclasses;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.LibrarySettings;
@@ -90,8 +92,11 @@ public class IdempotencyExtension implements Extension {
     private final List<String> definitionErrors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     void readSettings(@Observes BeforeBeanDiscovery event) {
-        ConfigLookup config = ConfigLookup.of(ConfigProvider.getConfig());
+        Config mpConfig = ConfigProvider.getConfig();
+        ConfigLookup config = ConfigLookup.of(mpConfig);
         resolver = new PolicyResolver(config);
+        definitionErrors.addAll(ConfiguredMembers.unknown(mpConfig.getPropertyNames(),
+                name -> mpConfig.getOptionalValue(name, String.class).orElse("")));
         try {
             settings = LibrarySettings.load(config);
         } catch (IdempotencyDefinitionException e) {
@@ -159,10 +164,7 @@ public class IdempotencyExtension implements Extension {
         }
         BeanMethod beanMethod = new BeanMethod(beanClass, method);
         if (ResourceMethods.isResourceMethod(beanClass, method)) {
-            String streamed = ResourceMethods.streamedAnswer(method);
-            if (streamed != null) {
-                throw new IdempotencyDefinitionException(Messages.streamedAnswer(where, streamed));
-            }
+            refuseStreamedAnswer(beanClass, method);
             policies.putIfAbsent(beanMethod, resolve(beanClass, method, true));
             resourceMethods.add(beanMethod);
             interceptedClasses.add(beanClass);
@@ -324,6 +326,7 @@ public class IdempotencyExtension implements Extension {
             if (known != null) {
                 return known;
             }
+            refuseStreamedAnswer(beanClass, method);
             IdempotencyPolicy resolved = resolve(beanClass, method, true);
             // A class the runtime generated from one known at deployment (a proxy, an EJB view) is
             // that class, not a second user of its name.
@@ -333,6 +336,19 @@ public class IdempotencyExtension implements Extension {
             policies.put(beanMethod, resolved);
             resourceMethods.add(beanMethod);
             return resolved;
+        }
+    }
+
+    /**
+     * A resource method whose answer is streamed (server-sent events, a chunked output) has no
+     * answer to store: a retry would replay nothing of what the first request was sent.
+     *
+     * @throws IdempotencyDefinitionException {@code IDEMP0149} for such a method
+     */
+    private static void refuseStreamedAnswer(Class<?> beanClass, Method method) {
+        String streamed = ResourceMethods.streamedAnswer(method);
+        if (streamed != null) {
+            throw new IdempotencyDefinitionException(Messages.streamedAnswer(Messages.where(beanClass, method), streamed));
         }
     }
 

@@ -86,6 +86,15 @@ final class HttpMembers {
                         reading.value(), httpMethod));
             }
         }
+        if (pointer != null) {
+            // a key read from the body as JSON: a body that is never JSON would be refused every time
+            String neverJson = fingerprint == IdempotencyFingerprint.MULTIPART ? mode.key() + "='" + mode.value() + "'"
+                    : ResourceMethods.consumesFormsOnly(beanClass, method);
+            if (neverJson != null) {
+                throw new IdempotencyDefinitionException(Messages.keyFromBodyNeverJson(where, keyPointer.key(),
+                        keyPointer.value(), neverJson));
+            }
+        }
         return new Resolved(new KeySource(header.value(), pointer), new FingerprintRule(fingerprint, fingerprinted,
                 ResourceMethods.consumesJsonOnly(beanClass, method)));
     }

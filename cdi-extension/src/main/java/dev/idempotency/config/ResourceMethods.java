@@ -108,18 +108,36 @@ public final class ResourceMethods {
      *     either it consumes anything
      */
     public static boolean consumesJsonOnly(Class<?> type, Method method) {
+        List<String> mediaTypes = consumed(type, method);
+        return !mediaTypes.isEmpty() && mediaTypes.stream().allMatch(
+                m -> m.equals("application/json") || (m.startsWith("application/") && m.endsWith("+json")));
+    }
+
+    /**
+     * @param type the resource class
+     * @param method one of its resource methods
+     * @return the {@code @Consumes} media types, when it consumes forms and multipart bodies only
+     *     ({@code application/x-www-form-urlencoded}, {@code multipart/*}), which are never JSON; else null
+     */
+    public static String consumesFormsOnly(Class<?> type, Method method) {
+        List<String> mediaTypes = consumed(type, method);
+        boolean forms = !mediaTypes.isEmpty() && mediaTypes.stream().allMatch(
+                m -> m.equals("application/x-www-form-urlencoded") || m.startsWith("multipart/"));
+        return forms ? "@Consumes(" + String.join(", ", mediaTypes) + ")" : null;
+    }
+
+    /** @return the media types of its {@code @Consumes} or, without one, its class's, lower case, without parameters; empty for none */
+    private static List<String> consumed(Class<?> type, Method method) {
         Method declared = declaringResourceMethod(type, method);
         Consumes consumes = declared == null ? null : declared.getAnnotation(Consumes.class);
         if (consumes == null) {
             consumes = onType(type, Consumes.class);
         }
         if (consumes == null) {
-            return false;
+            return List.of();
         }
-        List<String> mediaTypes = Arrays.stream(consumes.value()).flatMap(v -> Arrays.stream(v.split(",")))
+        return Arrays.stream(consumes.value()).flatMap(v -> Arrays.stream(v.split(",")))
                 .map(v -> v.split(";", 2)[0].strip().toLowerCase(Locale.ROOT)).filter(v -> !v.isEmpty()).toList();
-        return !mediaTypes.isEmpty() && mediaTypes.stream().allMatch(
-                m -> m.equals("application/json") || (m.startsWith("application/") && m.endsWith("+json")));
     }
 
     private static <A extends Annotation> A onType(Class<?> type, Class<A> annotation) {

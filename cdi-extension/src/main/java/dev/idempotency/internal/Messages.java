@@ -421,6 +421,18 @@ public final class Messages {
                 + " open would run a request whose token nobody checked, and record no use of the token)";
     }
 
+    public static String unknownConfiguredMember(String key, String value, java.util.Collection<String> members) {
+        return "IDEMP0156: " + key + "='" + value + "' names no member of @Idempotent; allowed: "
+                + String.join(", ", members) + " (spelled as the annotation's members, in the same case)";
+    }
+
+    public static String keyFromBodyNeverJson(String where, String key, String value, String neverJson) {
+        return "IDEMP0157: " + where + ": " + key + "='" + value + "' reads the key from a JSON body, but with "
+                + neverJson + " the body is never JSON, and every request would be refused without a key; allowed:"
+                + " keyFromBody on a method taking JSON bodies (fingerprint BODY, JSON or NONE), or the key in a header"
+                + " (keyHeader)";
+    }
+
     public static String tokensOptional(String where) {
         return "IDEMP0155: " + where + ": serverIssuedKeys=true with required=false; allowed: required=true (the"
                 + " default) or serverIssuedKeys=false (a request without a key would run with no token checked, every"

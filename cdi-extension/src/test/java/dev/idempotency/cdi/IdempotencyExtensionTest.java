@@ -186,6 +186,23 @@ class IdempotencyExtensionTest {
                         + "[PRINCIPAL, ENDPOINT, TENANT, TENANT_PRINCIPAL]");
     }
 
+    /**
+     * A config key in the library's namespace naming no member of {@code @Idempotent} (a typo, a
+     * member's name in another case) was ignored: the method ran on the annotation's values while
+     * its operator believed the ttl changed.
+     */
+    @Test
+    void aConfigKeyNamingNoMemberOfIdempotentFailsTheDeploymentNamingTheKey() {
+        config(Payments.class.getName() + "/charge/Idempotent/tll", "PT10S");
+        config("Idempotent/TTL", "PT10S");
+
+        assertThatThrownBy(() -> weld(Payments.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0156: " + Payments.class.getName() + "/charge/Idempotent/tll='PT10S'"
+                        + " names no member of @Idempotent; allowed:")
+                .hasStackTraceContaining("IDEMP0156: Idempotent/TTL='PT10S' names no member of @Idempotent; allowed:")
+                .hasStackTraceContaining("lease, maxWait").hasStackTraceContaining(", ttl (");
+    }
+
     @Test
     void configOverridesAreAppliedAtDeployment() throws Exception {
         config("Idempotent/scope", "ENDPOINT");

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyConflictException;
+import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.exceptions.IdempotencyException;
 import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 import dev.idempotency.exceptions.InvalidIdempotencyKeyException;
@@ -464,5 +465,23 @@ class MethodInvocationsTest {
                 .hasStackTraceContaining("SseEventSink");
         assertThatThrownBy(() -> weld(AsyncEjb.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0113: bean " + AsyncEjb.class.getName() + ", method handle");
+    }
+
+    /**
+     * A resource that is not a CDI bean (one of {@code Application.getSingletons()}) is found when
+     * JAX-RS starts, not at deployment: its streamed answer went unchecked, and every retry got an
+     * empty replay of the events the first request was sent.
+     */
+    @Test
+    void aStreamedAnswerOfAResourceFoundWhenJaxRsStartsFailsItsStartToo() throws Exception {
+        try (WeldContainer container = weld(Consumer.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+
+            assertThatThrownBy(() -> extension.policy(EventStream.class,
+                    EventStream.class.getMethod("publish", jakarta.ws.rs.sse.SseEventSink.class)))
+                    .isInstanceOf(IdempotencyDefinitionException.class)
+                    .hasMessageStartingWith("IDEMP0149: bean " + EventStream.class.getName() + ", method publish")
+                    .hasMessageContaining("SseEventSink");
+        }
     }
 }

@@ -65,6 +65,12 @@ class PolicyResolverHttpMembersTest {
         public void remove() {
         }
 
+        @POST
+        @Consumes({MediaType.MULTIPART_FORM_DATA, MediaType.APPLICATION_FORM_URLENCODED})
+        @Idempotent
+        public void upload() {
+        }
+
         /** Meant as "retries with another body replay", which fingerprint = NONE says on a resource method. */
         @POST
         @Idempotent(fingerprintArguments = false)
@@ -203,6 +209,25 @@ class PolicyResolverHttpMembersTest {
         assertRefused(Hooks.class, "remove").hasMessageStartingWith("IDEMP0145")
                 .hasMessageContaining(key(Hooks.class, "remove", "fingerprint") + "='MULTIPART'")
                 .hasMessageContaining("DELETE");
+    }
+
+    /**
+     * A key read from the body as JSON where the body is never JSON (a form, a multipart upload)
+     * deployed, and every request was then refused {@code 400 missing-key}; with
+     * {@code required=false} every one ran unprotected.
+     */
+    @Test
+    void aKeyFromABodyThatIsNeverJsonFailsTheDeployment() {
+        config.put(key(Hooks.class, "upload", "keyFromBody"), "/id");
+        assertRefused(Hooks.class, "upload").hasMessageStartingWith("IDEMP0157")
+                .hasMessageContaining(key(Hooks.class, "upload", "keyFromBody") + "='/id'")
+                .hasMessageContaining("multipart/form-data");
+
+        config.clear();
+        config.put(key(Hooks.class, "stripe", "fingerprint"), "MULTIPART");
+        assertRefused(Hooks.class, "stripe").hasMessageStartingWith("IDEMP0157")
+                .hasMessageContaining("@Idempotent(keyFromBody)='/data/object/id'")
+                .hasMessageContaining(key(Hooks.class, "stripe", "fingerprint") + "='MULTIPART'");
     }
 
     @Test

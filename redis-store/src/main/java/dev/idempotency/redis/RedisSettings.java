@@ -18,7 +18,7 @@ import dev.idempotency.spi.support.ConfigLookup;
 /**
  * The Redis store's settings ({@code idempotency.redis.*}), read and validated when the
  * application starts: a bad value fails the deployment with a coded message that names the key,
- * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0814}).
+ * the value and what is allowed ({@code IDEMP0801} to {@code IDEMP0816}).
  *
  * @param nodes the servers: one node, the seeds of a Redis Cluster, or the Sentinels ({@code uri},
  *     default {@code redis://localhost:6379}, with {@code sentinel-master}
@@ -250,6 +250,11 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
             host = host.substring(1, host.length() - 1);
         }
         int port = uri.getPort() == -1 ? defaultPort : uri.getPort();
+        if (port < 1 || port > 65_535) {
+            // java.net.URI takes any number; Lettuce refuses it only when it connects
+            throw new IdempotencyDefinitionException(RedisMessages.badUri(URI_KEY, whole,
+                    "'" + text + "' has the port " + port + ", outside 1 to 65535"));
+        }
         Optional<String> user = Optional.empty();
         Optional<String> password = Optional.empty();
         String userInfo = uri.getUserInfo();

@@ -117,6 +117,9 @@ class RedisSettingsTest {
         assertRefused(Map.of("idempotency.redis.uri", "redis://r 1"), "IDEMP0801", "'redis://r 1'");
         assertRefused(Map.of("idempotency.redis.uri", "redis://r1/2"), "IDEMP0812", "idempotency.redis.uri='redis://r1/2'");
         assertRefused(Map.of("idempotency.redis.uri", "redis://r1?timeout=5s"), "IDEMP0812", "timeout=5s");
+        // java.net.URI takes any number for a port; Lettuce refused it only when connecting, uncoded
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1:70000"), "IDEMP0801", "port 70000");
+        assertRefused(Map.of("idempotency.redis.uri", "redis://r1:0"), "IDEMP0801", "port 0");
     }
 
     @Test
