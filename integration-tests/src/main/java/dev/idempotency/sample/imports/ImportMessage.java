@@ -1,6 +1,7 @@
 package dev.idempotency.sample.imports;
 
 import java.time.Instant;
+import java.util.Objects;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
@@ -100,6 +101,17 @@ public class ImportMessage {
         this.state = PENDING;
         this.createdAt = createdAt;
         this.nextAttemptAt = createdAt;
+    }
+
+    /**
+     * @param request an import request
+     * @return whether it asks for this row's import (every field of the body, as the library's
+     *     fingerprint compares it)
+     */
+    boolean isFor(ImportRequest request) {
+        return Objects.equals(orderId, request.getOrderId()) && amount == request.getAmount()
+                && Objects.equals(currency, request.getCurrency())
+                && delayMs == Math.max(0, request.getDelayMs()) && failAttempts == Math.max(0, request.getFailAttempts());
     }
 
     public String id() {

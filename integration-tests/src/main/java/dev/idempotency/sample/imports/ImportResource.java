@@ -25,11 +25,14 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.exceptions.IdempotencyKeyReuseException;
 
 /**
  * Accept now, process once, later: {@code POST /api/imports} writes a PENDING row to the local
  * message table in its transaction and answers {@code 202 Accepted} with a status URL; the
- * {@link ImportWorkers} process it. A retry of the POST replays the same 202.
+ * {@link ImportWorkers} process it. A retry of the POST replays the same 202; after the
+ * idempotency record's ttl it finds its row and gets its status again, and another import sent
+ * with that key gets {@code 422}, as within the ttl.
  */
 @Path("imports")
 @RequestScoped
@@ -71,6 +74,11 @@ public class ImportResource {
                     entityManager.persist(fresh);
                     return fresh;
                 });
+        if (!message.isFor(request)) {
+            // The row outlives the idempotency record: another import under its key is refused as the
+            // library refuses it within the ttl (422 key-reused), never answered with this one's 202.
+            throw new IdempotencyKeyReuseException("import message " + message.id() + " holds another import under this key");
+        }
         return Response.accepted(ImportStatus.of(message))
                 .location(uriInfo.getBaseUriBuilder().path("imports").path(message.id()).build())
                 .build();
