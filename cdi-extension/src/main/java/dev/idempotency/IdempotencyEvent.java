@@ -12,8 +12,11 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>Synchronous observers run on the request's thread, after the library decided the answer;
- * an observer that throws is logged and never changes the answer. Asynchronous observers
+ * <p>Synchronous observers run on the thread that decided, after the library decided the
+ * answer: usually the request's; a stage's end on the thread completing the stage, a release the
+ * store first failed on the library's release-retry thread, an end decided by a transaction's
+ * completion on the transaction manager's thread (which have no request scope). An observer that
+ * throws is logged and never changes the answer. Asynchronous observers
  * ({@code @ObservesAsync}) are notified too. Whether anyone observes the event is decided once,
  * when the application starts: without observers (and without metrics) nothing is built or fired
  * per request.

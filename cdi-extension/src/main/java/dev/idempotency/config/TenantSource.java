@@ -12,7 +12,11 @@ public enum TenantSource {
     HEADER(true, false),
     /** A claim of the caller's MicroProfile JWT, {@code idempotency.tenant.jwt-claim}. */
     JWT_CLAIM(false, true),
-    /** The host the request was sent to (lower case, without the port); HTTP only. */
+    /**
+     * The host the request was sent to (lower case, without the port); HTTP only. It is the
+     * client's {@code Host} header: it keeps tenants apart only where a proxy answers the tenants'
+     * host names alone.
+     */
     HOST(true, false),
     /** The application's {@code IdempotencyScopeResolver} bean. */
     RESOLVER(false, true);

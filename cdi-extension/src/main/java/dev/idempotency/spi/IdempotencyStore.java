@@ -17,9 +17,11 @@ import java.util.Optional;
  * {@link #release releases} it (gone, so a retry runs again). An IN_PROGRESS record whose lease
  * ran out (its owner crashed, or is slow) can be taken over by a claim with the same
  * fingerprint, never by another request; the new claim gets a new owner token, and the old
- * owner's complete, mark and release then fail. Only a takeover makes an owner lose its claim:
- * the owner token and the record's version decide, not the clock, so a slow owner that nobody
- * took over still completes.
+ * owner's complete, mark and release then fail. Within the record's retention only a takeover
+ * makes an owner lose its claim: the owner token and the record's version decide, not the lease,
+ * so a slow owner that nobody took over still completes. Once the retention ends (the claim's
+ * {@code retention}, at least its lease) the record is gone, whatever its state: the key is free
+ * for any request, and the old owner's calls fail.
  *
  * <p><b>The effect committed, the outcome not yet stored.</b> An HTTP resource method's
  * transaction commits before its response is serialised. So that a node stopping in between
@@ -55,7 +57,7 @@ public interface IdempotencyStore {
      * abandoned claim over ({@link ClaimResult.Acquired#takeover()}); a claim with another
      * fingerprint finds the record ({@link ClaimResult.Existing}, in progress, with the first
      * fingerprint) and is refused as a reused key, as it would be once the work completed. Until a
-     * takeover, the owner keeps its claim whatever the clock says: its {@link #complete},
+     * takeover, and until the retention ends, the owner keeps its claim: its {@link #complete},
      * {@link #markExecuted} and {@link #release} succeed after the lease too.
      *
      * @param key the scoped, hashed key
