@@ -60,6 +60,16 @@ final class InsertIfAbsent {
         }
     }
 
+    /** @return whether PostgreSQL refused the statement for a table it does not know (SQLState 42P01) */
+    private static boolean undefinedTable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Thrown to end the probe's transaction by a rollback, carrying what it saw. */
     private static final class ProbeSeen extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -78,8 +88,9 @@ final class InsertIfAbsent {
      * connections' {@code search_path} finds another {@code idempotency_record}, or none. A probe
      * row is inserted and looked for through the entity, in a transaction that is rolled back.
      *
-     * @return whether the row written by the statement is the entity's; false (logged once) when it
-     *     is not, or the table is not where the statement looks
+     * @return whether the row written by the statement is the entity's; false (logged) when it is
+     *     not, or the statement is refused (no such table where the search_path looks, no unique
+     *     constraint, no privilege): decided once per start of the application
      * @throws IdempotencyStoreException when the database does not answer: asked again on the next call
      */
     private static boolean reachesTheEntitysTable(RecordTransactions transactions) {
@@ -105,8 +116,11 @@ final class InsertIfAbsent {
                 }
             }
             if (DatabaseClock.unknownSql(e)) {
-                LOG.log(Level.WARNING, e, () -> JpaMessages.statementsMissTheEntitysTable(
-                        "the connection's search_path has no idempotency_record table"));
+                // 42P01: no such table where the search_path looks; another refusal (no unique
+                // constraint for ON CONFLICT, no privilege) keeps the store off the statement too
+                LOG.log(Level.WARNING, e, () -> JpaMessages.statementsMissTheEntitysTable(undefinedTable(e)
+                        ? "the connection's search_path has no idempotency_record table"
+                        : "the database refused the statement on the table (" + e.getMessage() + ")"));
                 return false;
             }
             throw new IdempotencyStoreException("the database did not answer the probe of the store's table", e);

@@ -102,12 +102,9 @@ final class JpaMessages {
     }
 
     /**
-     * IDEMP0513 (WARNING, once): the datasource named for the store's unit does not reach the
-     * entity manager's table (or cannot tell); claims and completions keep to transactions.
-     */
-    /**
-     * IDEMP0514 (WARNING, once per store): the store's PostgreSQL statements, which name the table
-     * unqualified, do not reach the table the entity is mapped to; every claim keeps to JPQL.
+     * IDEMP0514 (WARNING, on the store's first claims): the store's PostgreSQL statements, which
+     * name the table unqualified, do not reach the table the entity is mapped to; every claim
+     * keeps to JPQL until the application restarts.
      */
     static String statementsMissTheEntitysTable(String why) {
         return "IDEMP0514: the JPA store keeps to JPQL on PostgreSQL (no INSERT ... ON CONFLICT, no statements on the"
@@ -116,6 +113,10 @@ final class JpaMessages {
                 + " table in the connection's search_path (the JDBC URL's currentSchema) instead of mapping its schema";
     }
 
+    /**
+     * IDEMP0513 (WARNING, once): the datasource named for the store's unit does not reach the
+     * entity manager's table (or cannot tell); claims and completions keep to transactions.
+     */
     static String autoCommitRefused(String why) {
         return "IDEMP0513: the JPA store's claims and completions keep to transactions of their own: the datasource"
                 + " its persistence unit names is not used for statements committed on their own, since " + why;

@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -176,17 +176,18 @@ public final class JpaRecords {
         insertIfAbsent.resolve(transactions);
         RuntimeException lastFailure = null;
         boolean rowMet = false;
-        // The owner tokens of this call's inserts, a fresh one each (a row deleted and inserted again
-        // is told apart from the one a takeover read by its owner only): an insert that committed with
-        // its answer lost (a connection reset after the commit) is this call's claim when a later round
-        // meets its row. Rounds may overlap: one timed out on the store's own thread may still commit.
-        List<String> mine = new CopyOnWriteArrayList<>();
+        // The owner tokens of this call's writes (inserts, takeovers), a fresh one each (a row deleted
+        // and inserted again is told apart from the one a takeover read by its owner only), each with
+        // whether it took a live claim over: a write that committed with its answer lost (a connection
+        // reset after the commit) is this call's claim when a later round meets its row. Rounds may
+        // overlap: one timed out on the store's own thread may still commit.
+        Map<String, Boolean> mine = new ConcurrentHashMap<>();
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             LocalDateTime now = clock.now();
             LocalDateTime ends = clock.notBehind();
             String owner = OwnerTokens.next();
-            mine.add(owner);
+            mine.put(owner, false);
             try {
                 if (InsertIfAbsent.insert(alone.get(), key, fingerprint, owner, now, ends.plus(lease), ends.plus(kept))) {
                     return new ClaimResult.Acquired(owner, false);
@@ -253,17 +254,17 @@ public final class JpaRecords {
     }
 
     /**
-     * @param mine the owner tokens of this claim's inserts, this one's added before it is made
+     * @param mine the owner tokens of this claim's writes, this one's added before it is made
      * @return the claim's result, or null when the key's row vanished between the insert and the read
      */
     private ClaimResult insert(EntityManager em, String key, String fingerprint, Duration lease, Duration kept,
-            List<String> mine) {
+            Map<String, Boolean> mine) {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
             LocalDateTime ends = clock.notBehind();
             String owner = OwnerTokens.next();
-            mine.add(owner);
+            mine.put(owner, false);
             if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
                     notBefore(ends.plus(kept)))) {
                 return new ClaimResult.Acquired(owner, false);
@@ -279,7 +280,7 @@ public final class JpaRecords {
         LocalDateTime now = clock.now();
         LocalDateTime ends = clock.notBehind();
         String owner = OwnerTokens.next();
-        mine.add(owner);
+        mine.put(owner, false);
         em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
                 notBefore(ends.plus(kept))));
         em.flush();
@@ -287,23 +288,25 @@ public final class JpaRecords {
     }
 
     /**
-     * @param mine the owner tokens of this claim's inserts; one that failed may have committed (its
-     *     row, in progress within its lease, is then the caller's claim)
+     * @param mine the owner tokens of this claim's writes, each with whether it took a live claim over;
+     *     one that failed may have committed (its row, in progress within its lease, is then the
+     *     caller's claim); this call's takeover adds its own before it is made
      * @return the live record; a takeover of a claim whose lease ran out, by the same request; the
      *     row overwritten once its retention ended, by any request; {@link #TAKEOVER_LOST} when
      *     another claim changed the row between its read and the takeover; or null when there is no row
      */
     private ClaimResult existingOrTakeover(EntityManager em, String key, String fingerprint, Duration lease,
-            Duration kept, List<String> mine) {
+            Duration kept, Map<String, Boolean> mine) {
         LocalDateTime now = clock.now();
         IdempotencyRecordEntity row = read(em, key);
         if (row == null) {
             return null;
         }
-        if (IN_PROGRESS.equals(row.state()) && mine.contains(row.owner()) && row.leaseEnd().isAfter(now)) {
-            // this claim's own insert, committed with its answer lost: the claim is the caller's (once
-            // its lease ran out, a retry elsewhere may have it: taken over below as any other's)
-            return new ClaimResult.Acquired(row.owner(), false);
+        Boolean tookOver = IN_PROGRESS.equals(row.state()) && row.leaseEnd().isAfter(now) ? mine.get(row.owner()) : null;
+        if (tookOver != null) {
+            // this claim's own insert or takeover, committed with its answer lost: the claim is the
+            // caller's (once its lease ran out, a retry elsewhere may have it: taken over below as any other's)
+            return new ClaimResult.Acquired(row.owner(), tookOver);
         }
         if (answeredAsItIs(row, fingerprint, now)) {
             return new ClaimResult.Existing(toRecord(row, now));
@@ -312,6 +315,7 @@ public final class JpaRecords {
         LocalDateTime ends = clock.notBehind();
         int taken;
         boolean live = !expired(row, now);
+        mine.put(owner, live);
         // The row read is told by its version and its owner: a row deleted (released, purged) and
         // inserted again starts at the same version, and only its owner token is new.
         if (live) {

@@ -27,6 +27,7 @@ import dev.idempotency.spi.RecordState;
 class LostCommitAnswerTest {
 
     private static final Duration LEASE = Duration.ofMinutes(1);
+    private static final Duration SHORT = Duration.ofMillis(500);
 
     /** The store's own transactions; while {@link #loseNextAnswer} is set, the next one commits and then fails. */
     private static final class LosingAnswers implements RecordTransactions {
@@ -74,6 +75,22 @@ class LostCommitAnswerTest {
             String owner = ((ClaimResult.Acquired) claim).owner();
             assertThat(records.complete(key, owner, PurgeTest.OUTCOME, LEASE)).as("its owner completes it").isTrue();
             assertThat(records.find(key)).get().extracting(record -> record.state()).isEqualTo(RecordState.COMPLETED);
+
+            // the same for a row written over: a key reused once its record's retention ended (the
+            // row not purged yet), and an abandoned claim taken over by its retry
+            String reused = "answer-lost-reused-" + System.nanoTime();
+            String old = ((ClaimResult.Acquired) records.claim(reused, "fp", SHORT, SHORT)).owner();
+            assertThat(records.complete(reused, old, PurgeTest.OUTCOME, SHORT)).isTrue();
+            String abandoned = "answer-lost-abandoned-" + System.nanoTime();
+            assertThat(records.claim(abandoned, "fp", SHORT, LEASE)).isInstanceOf(ClaimResult.Acquired.class);
+            Thread.sleep(SHORT.toMillis() + 300);
+
+            transactions.loseNextAnswer.set(true);
+            assertThat(records.claim(reused, "fp-new", LEASE)).as("a key reused after its retention, answer lost")
+                    .isInstanceOfSatisfying(ClaimResult.Acquired.class, acquired -> assertThat(acquired.takeover()).isFalse());
+            transactions.loseNextAnswer.set(true);
+            assertThat(records.claim(abandoned, "fp", LEASE)).as("an abandoned claim taken over, answer lost")
+                    .isInstanceOfSatisfying(ClaimResult.Acquired.class, acquired -> assertThat(acquired.takeover()).isTrue());
         } finally {
             factory.close();
         }
