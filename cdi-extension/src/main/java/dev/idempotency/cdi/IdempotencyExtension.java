@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -89,14 +90,15 @@ public class IdempotencyExtension implements Extension {
     /** The first tenant-scoped method found, for the message when its tenant source cannot be had. */
     private volatile String firstTenantScoped;
     private IdempotencyDefinitionException settingsError;
+    /** The config keys naming no member of {@code @Idempotent}, found when the settings are read. */
+    private List<ConfiguredMembers.Unknown> unknownMembers = List.of();
     private final List<String> definitionErrors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     void readSettings(@Observes BeforeBeanDiscovery event) {
         Config mpConfig = ConfigProvider.getConfig();
         ConfigLookup config = ConfigLookup.of(mpConfig);
         resolver = new PolicyResolver(config);
-        definitionErrors.addAll(ConfiguredMembers.unknown(mpConfig.getPropertyNames(),
-                name -> mpConfig.getOptionalValue(name, String.class).orElse("")));
+        unknownMembers = ConfiguredMembers.unknown(mpConfig.getPropertyNames(), name -> rawValue(mpConfig, name));
         try {
             settings = LibrarySettings.load(config);
         } catch (IdempotencyDefinitionException e) {
@@ -250,9 +252,30 @@ public class IdempotencyExtension implements Extension {
         }
     }
 
+    /** @return the value as written: an expression that does not resolve must not fail the check itself */
+    private static String rawValue(Config config, String name) {
+        try {
+            String raw = config.getConfigValue(name).getRawValue();
+            return raw == null ? "" : raw;
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
     void reportDefinitionErrors(@Observes AfterBeanDiscovery event) {
         if (settingsError != null) {
             definitionErrors.add(0, settingsError.getMessage());
+        }
+        Set<String> ownClasses = new HashSet<>();
+        policies.keySet().forEach(beanMethod -> ownClasses.add(beanMethod.beanClass().getName()));
+        plans.keySet().forEach(beanMethod -> ownClasses.add(beanMethod.beanClass().getName()));
+        for (ConfiguredMembers.Unknown unknown : unknownMembers) {
+            if (unknown.className() != null && ownClasses.contains(unknown.className())) {
+                definitionErrors.add(unknown.message());
+            } else {
+                LOG.warning(unknown.message() + "; ignored (not failing the deployment: it names no class of this"
+                        + " application with @Idempotent methods, and may be another application's)");
+            }
         }
         definitionErrors.addAll(EndpointNames.conflicts(policies, plans));
         if (!definitionErrors.isEmpty()) {

@@ -194,13 +194,52 @@ class IdempotencyExtensionTest {
     @Test
     void aConfigKeyNamingNoMemberOfIdempotentFailsTheDeploymentNamingTheKey() {
         config(Payments.class.getName() + "/charge/Idempotent/tll", "PT10S");
-        config("Idempotent/TTL", "PT10S");
+        config("%test." + Payments.class.getName() + "/Idempotent/Lease", "PT10S");
 
         assertThatThrownBy(() -> weld(Payments.class).initialize().close())
                 .hasStackTraceContaining("IDEMP0156: " + Payments.class.getName() + "/charge/Idempotent/tll='PT10S'"
                         + " names no member of @Idempotent; allowed:")
-                .hasStackTraceContaining("IDEMP0156: Idempotent/TTL='PT10S' names no member of @Idempotent; allowed:")
+                .hasStackTraceContaining("IDEMP0156: %test." + Payments.class.getName() + "/Idempotent/Lease='PT10S'")
                 .hasStackTraceContaining("lease, maxWait").hasStackTraceContaining(", ttl (");
+    }
+
+    /**
+     * A server-wide config source may hold another application's keys, written for a newer version
+     * of the library: one naming no class of this application, or the application-wide
+     * {@code Idempotent/<member>}, is warned about, never fails this application.
+     */
+    @Test
+    void aConfigKeyNamingNoMemberOutsideThisApplicationsClassesIsWarnedAbout() {
+        List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord entry) {
+                logged.add(entry);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
+        logger.addHandler(handler);
+        try {
+            config("Idempotent/TTL", "PT10S");
+            config("com.other.app.Orders/place/Idempotent/retries", "3");
+            weld(Payments.class).initialize().close();
+        } finally {
+            logger.removeHandler(handler);
+        }
+
+        assertThat(logged).filteredOn(entry -> entry.getMessage().startsWith("IDEMP0156")).hasSize(2)
+                .allSatisfy(entry -> assertThat(entry.getLevel()).isEqualTo(java.util.logging.Level.WARNING))
+                .anySatisfy(entry -> assertThat(entry.getMessage()).startsWith("IDEMP0156: Idempotent/TTL='PT10S'"))
+                .anySatisfy(entry -> assertThat(entry.getMessage())
+                        .startsWith("IDEMP0156: com.other.app.Orders/place/Idempotent/retries='3'"));
     }
 
     @Test
