@@ -105,8 +105,8 @@ public class ImportMessage {
 
     /**
      * @param request an import request
-     * @return whether it asks for this row's import (every field of the body, as the library's
-     *     fingerprint compares it)
+     * @return whether it asks for this row's import: every field of the request, as this row keeps
+     *     them (the library's own fingerprint, within the ttl, compares the body's bytes)
      */
     boolean isFor(ImportRequest request) {
         return Objects.equals(orderId, request.getOrderId()) && amount == request.getAmount()
