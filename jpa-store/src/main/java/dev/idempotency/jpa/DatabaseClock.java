@@ -42,8 +42,9 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * for that read (the method it ends may well have been the one suspended). It judges whether its
  * claim is still live with the time that may have fallen behind ({@link #now}: a lease seen
  * alive a little longer, never ended early), and writes the ends it sets (the record's expiry, a
- * mark's lease end) from {@link #notBehind}, the reading carried forward on whichever clock moved
- * further: a suspend must not shorten a record's retention, which would let its key run again.
+ * mark's lease end) from {@link #notBehind}, the reading carried forward on the wall clock when
+ * that moved further by more than a second: a suspend must not shorten a record's retention,
+ * which would let its key run again.
  */
 final class DatabaseClock {
 
@@ -326,21 +327,26 @@ final class DatabaseClock {
     }
 
     /**
-     * @return the database's time now as {@link #now}, but carried forward on whichever of this
-     *     node's clocks moved further since the reading: for the ends a completion or a mark writes
-     *     without reading the database again. The monotonic clock stood still through a suspend,
-     *     and an expiry written from it would come early by the suspend's length, freeing the key
-     *     before its retention ended. A wall clock stepped forward instead keeps a record longer
-     *     than asked, until the next reading; never shorter.
+     * @param now a time {@link #now} gave this call: the ends it writes are counted from it, so that
+     *     a lease written is exactly as long as asked
+     * @return {@code now}, unless the wall clock moved further than the monotonic clock since the
+     *     reading by more than {@link #MAX_DRIFT_NANOS}: then {@code now} moved on by that
+     *     difference. For the ends a claim, a completion or a mark writes without reading the
+     *     database again. The monotonic clock stood still through a suspend, and an end written
+     *     from it would come early by the suspend's length, freeing the key before its retention
+     *     ended. Below a second the two clocks are not told apart (the wall clock's millisecond
+     *     steps, its adjustments): a shorter suspend may end a lease that much early. A wall clock
+     *     stepped forward instead keeps a record longer than asked, until the next reading; never
+     *     shorter.
      */
-    LocalDateTime notBehind() {
+    LocalDateTime notBehind(LocalDateTime now) {
         Reading current = reading;
         if (current == null) {
             throw new IllegalStateException("the database clock is read before it was resolved");
         }
         long monotonic = nanoClock.getAsLong() - current.nanos();
         long wall = TimeUnit.MILLISECONDS.toNanos(wallClock.getAsLong() - current.wallMillis());
-        return current.databaseUtc().plusNanos(Math.max(monotonic, wall));
+        return wall - monotonic > MAX_DRIFT_NANOS ? now.plusNanos(wall - monotonic) : now;
     }
 
     private static LocalDateTime toLocal(Object value) {

@@ -185,7 +185,7 @@ public final class JpaRecords {
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             LocalDateTime now = clock.now();
-            LocalDateTime ends = clock.notBehind();
+            LocalDateTime ends = clock.notBehind(now);
             String owner = OwnerTokens.next();
             mine.put(owner, false);
             try {
@@ -224,12 +224,19 @@ public final class JpaRecords {
                 }
             }
             ClaimResult existing;
+            int writesBefore = mine.size();
             try {
                 existing = transactions.inNewTransaction(em -> existingOrTakeover(em, key, fingerprint, lease, kept, mine));
             } catch (OwnTransactionsExhausted busy) {
                 throw busy;
             } catch (RuntimeException e) {
-                throw new IdempotencyStoreException("claim failed: the database did not answer", e);
+                if (mine.size() == writesBefore) {
+                    throw new IdempotencyStoreException("claim failed: the database did not answer", e);
+                }
+                // a takeover or an overwrite was written, and may have committed with its answer
+                // lost: the next round reads the row, and finds it this call's if it did
+                lastFailure = e;
+                continue;
             }
             if (existing != null && existing != TAKEOVER_LOST) {
                 return existing;
@@ -262,7 +269,7 @@ public final class JpaRecords {
         if (insertIfAbsent.available()) {
             // one round trip for a first claim; a retry's row is read after the insert met it
             LocalDateTime now = clock.now();
-            LocalDateTime ends = clock.notBehind();
+            LocalDateTime ends = clock.notBehind(now);
             String owner = OwnerTokens.next();
             mine.put(owner, false);
             if (InsertIfAbsent.insert(em, key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
@@ -278,7 +285,7 @@ public final class JpaRecords {
             return existing; // TAKEOVER_LOST too: the row exists, the next round reads it afresh
         }
         LocalDateTime now = clock.now();
-        LocalDateTime ends = clock.notBehind();
+        LocalDateTime ends = clock.notBehind(now);
         String owner = OwnerTokens.next();
         mine.put(owner, false);
         em.persist(new IdempotencyRecordEntity(key, fingerprint, owner, notAfter(now), notBefore(ends.plus(lease)),
@@ -312,7 +319,7 @@ public final class JpaRecords {
             return new ClaimResult.Existing(toRecord(row, now));
         }
         String owner = OwnerTokens.next();
-        LocalDateTime ends = clock.notBehind();
+        LocalDateTime ends = clock.notBehind(now);
         int taken;
         boolean live = !expired(row, now);
         mine.put(owner, live);
@@ -390,9 +397,10 @@ public final class JpaRecords {
         Optional<DataSource> alone = autoCommit();
         if (alone.isPresent()) {
             // no caller's transaction to join (an HTTP request's completion, after the method's ended)
+            LocalDateTime now = clock.now();
             try {
-                return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, clock.now(),
-                        clock.notBehind().plus(retention));
+                return AutoCommitCompletion.complete(alone.get(), key, owner, outcome, now,
+                        clock.notBehind(now).plus(retention));
             } catch (SQLException | RuntimeException e) {
                 // Tried again in a transaction of the store's own: if this statement did commit,
                 // the row is COMPLETED by this owner and the second matches nothing, which is then
@@ -407,7 +415,7 @@ public final class JpaRecords {
     private boolean completeInTransaction(EntityManager em, String key, String owner, StoredOutcome outcome,
             Duration retention) {
         LocalDateTime now = clock.now();
-        LocalDateTime expiresAt = clock.notBehind().plus(retention);
+        LocalDateTime expiresAt = clock.notBehind(now).plus(retention);
         return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :completed,"
                 + " r.expiresAt = :expiresAt, r.outcomeStatus = :status, r.outcomeHeaders = :headers,"
                 + " r.outcomeBody = :body, r.bodyStored = :bodyStored, r.updatedAt = :now, r.version = r.version + 1"
@@ -449,7 +457,7 @@ public final class JpaRecords {
         clock.ensureResolved(transactions);
         return inCallerTransaction("marking the work executed", em -> {
             LocalDateTime now = clock.now();
-            LocalDateTime notBehind = clock.notBehind();
+            LocalDateTime notBehind = clock.notBehind(now);
             return em.createQuery("UPDATE IdempotencyRecordEntity r SET r.state = :executed,"
                     + " r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt, r.updatedAt = :now, r.version = r.version + 1"
                     + " WHERE r.key = :key AND r.owner = :owner AND r.state = :inProgress"

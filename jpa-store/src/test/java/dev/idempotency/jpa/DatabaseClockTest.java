@@ -236,10 +236,29 @@ class DatabaseClockTest {
         clock.resolve(postgreSql);
 
         assertThat(clock.now()).as("judged: the time carried on the monotonic clock").isEqualTo(NOW.plusSeconds(1));
-        assertThat(clock.notBehind()).as("written: the wall clock moved further").isEqualTo(NOW.plusMinutes(10).plusSeconds(1));
+        assertThat(clock.notBehind(clock.now())).as("written: the wall clock moved further").isEqualTo(NOW.plusMinutes(10).plusSeconds(1));
 
         wall.addAndGet(-TimeUnit.MINUTES.toMillis(30)); // a wall clock stepped back: the monotonic one is ahead
-        assertThat(clock.notBehind()).isEqualTo(NOW.plusSeconds(1));
+        assertThat(clock.notBehind(clock.now())).isEqualTo(NOW.plusSeconds(1));
+    }
+
+    /**
+     * Clocks in step (the wall clock a few milliseconds apart, its resolution and adjustments):
+     * the ends written are the carried time exactly, so that a lease written is as long as asked
+     * (the support look-up shows it: {@code SupportLookupIT} saw 2.00003 s for a 2-second lease, its
+     * claim time and lease end read from the monotonic clock a few microseconds apart).
+     */
+    @Test
+    void withTheClocksInStepTheEndsWrittenAreTheCarriedTime() {
+        AtomicLong wall = new AtomicLong(1_700_000_000_000L);
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get, wall::get);
+        clock.resolve(postgreSql);
+
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(3));
+        wall.addAndGet(3_007);
+
+        assertThat(clock.notBehind(clock.now())).isEqualTo(NOW.plusSeconds(3));
     }
 
     /**

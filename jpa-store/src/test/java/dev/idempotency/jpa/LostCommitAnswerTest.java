@@ -3,16 +3,21 @@ package dev.idempotency.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+
+import javax.sql.DataSource;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.idempotency.jpa.testing.PooledDataSource;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.RecordState;
@@ -35,7 +40,17 @@ class LostCommitAnswerTest {
         final AtomicBoolean loseNextAnswer = new AtomicBoolean();
 
         LosingAnswers(EntityManagerFactory factory) {
-            work = new ResourceLocalTransactions(factory);
+            this(factory, null);
+        }
+
+        /** @param autoCommit the same database as a datasource: a first insert committed on its own (PostgreSQL) */
+        LosingAnswers(EntityManagerFactory factory, DataSource autoCommit) {
+            work = new ResourceLocalTransactions(factory, autoCommit);
+        }
+
+        @Override
+        public Optional<DataSource> autoCommitDataSource() {
+            return work.autoCommitDataSource();
         }
 
         @Override
@@ -91,6 +106,38 @@ class LostCommitAnswerTest {
             transactions.loseNextAnswer.set(true);
             assertThat(records.claim(abandoned, "fp", LEASE)).as("an abandoned claim taken over, answer lost")
                     .isInstanceOfSatisfying(ClaimResult.Acquired.class, acquired -> assertThat(acquired.takeover()).isTrue());
+        } finally {
+            factory.close();
+        }
+    }
+
+    /**
+     * On a request's path on PostgreSQL the first insert is committed on its own; one that meets a
+     * row (an abandoned claim, a record past its retention) goes straight to a takeover in a
+     * transaction of the store's own. That takeover committed with its answer lost failed the
+     * claim (503), and its retry got 409 behind it until the lease ended.
+     */
+    @Test
+    void aTakeoverAfterAnInsertOnTheDataSourceWhoseCommitAnswerWasLostIsStillTheCallersClaim() throws Exception {
+        String url = "jdbc:postgresql://127.0.0.1:5432/test";
+        Databases.recreate(url, "postgres", "postgresql.sql");
+        EntityManagerFactory factory = Databases.open(url, "postgres", "lost-answer-datasource");
+        try (PooledDataSource dataSource = new PooledDataSource(url, "postgres")) {
+            LosingAnswers transactions = new LosingAnswers(factory, dataSource);
+            JpaRecords records = new JpaRecords(transactions);
+            String abandoned = "answer-lost-ds-abandoned-" + System.nanoTime();
+            assertThat(records.claim(abandoned, "fp", SHORT, LEASE)).isInstanceOf(ClaimResult.Acquired.class);
+            String reused = "answer-lost-ds-reused-" + System.nanoTime();
+            String old = ((ClaimResult.Acquired) records.claim(reused, "fp", SHORT, SHORT)).owner();
+            assertThat(records.complete(reused, old, PurgeTest.OUTCOME, SHORT)).isTrue();
+            Thread.sleep(SHORT.toMillis() + 300);
+
+            transactions.loseNextAnswer.set(true);
+            assertThat(records.claim(abandoned, "fp", LEASE)).as("an abandoned claim taken over, answer lost")
+                    .isInstanceOfSatisfying(ClaimResult.Acquired.class, acquired -> assertThat(acquired.takeover()).isTrue());
+            transactions.loseNextAnswer.set(true);
+            assertThat(records.claim(reused, "fp-new", LEASE)).as("a key reused after its retention, answer lost")
+                    .isInstanceOfSatisfying(ClaimResult.Acquired.class, acquired -> assertThat(acquired.takeover()).isFalse());
         } finally {
             factory.close();
         }
