@@ -302,16 +302,9 @@ final class DatabaseClock {
     }
 
     static boolean unknownSql(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLSyntaxErrorException) {
-                return true;
-            }
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && UNKNOWN_SQL.stream().anyMatch(
-                    sql.getSQLState()::startsWith)) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.find(failure, cause -> cause instanceof SQLSyntaxErrorException
+                || (cause instanceof SQLException sql && sql.getSQLState() != null
+                        && UNKNOWN_SQL.stream().anyMatch(sql.getSQLState()::startsWith))).isPresent();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idempotency.jpa;
 
 import java.sql.SQLException;
 import java.time.LocalDateTime;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -62,12 +63,8 @@ final class InsertIfAbsent {
 
     /** @return whether PostgreSQL refused the statement for a table it does not know (SQLState 42P01) */
     private static boolean undefinedTable(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.find(failure, cause -> cause instanceof SQLException sql && "42P01".equals(sql.getSQLState()))
+                .isPresent();
     }
 
     /** Thrown to end the probe's transaction by a rollback, carrying what it saw. */
@@ -106,14 +103,14 @@ final class InsertIfAbsent {
         } catch (OwnTransactionsExhausted busy) {
             throw busy;
         } catch (RuntimeException e) {
-            for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-                if (cause instanceof ProbeSeen answer) {
-                    if (!answer.seen) {
-                        LOG.warning(JpaMessages.statementsMissTheEntitysTable("a row they insert is not the entity's:"
-                                + " the entity is mapped to a table in another schema than the connection's search_path"));
-                    }
-                    return answer.seen;
+            Optional<Throwable> answer = Causes.find(e, ProbeSeen.class::isInstance);
+            if (answer.isPresent()) {
+                boolean seen = ((ProbeSeen) answer.get()).seen;
+                if (!seen) {
+                    LOG.warning(JpaMessages.statementsMissTheEntitysTable("a row they insert is not the entity's:"
+                            + " the entity is mapped to a table in another schema than the connection's search_path"));
                 }
+                return seen;
             }
             if (DatabaseClock.unknownSql(e)) {
                 // 42P01: no such table where the search_path looks; another refusal (no unique

@@ -513,12 +513,7 @@ public final class JpaRecords {
     }
 
     private static boolean causedBy(Throwable failure, Throwable cause) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t == cause) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.find(failure, t -> t == cause).isPresent();
     }
 
     /**
