@@ -105,6 +105,33 @@ class IdempotencyExtensionTest {
         ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
     }
 
+    /** @return what the extension logged while the beans deployed (and shut down again) */
+    private static List<java.util.logging.LogRecord> loggedWhileDeploying(Class<?>... beans) {
+        List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord entry) {
+                logged.add(entry);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
+        logger.addHandler(handler);
+        try {
+            weld(beans).initialize().close();
+        } finally {
+            logger.removeHandler(handler);
+        }
+        return logged;
+    }
+
     private static Weld weld(Class<?>... beans) {
         return TestContainers.weld(beans);
     }
@@ -131,29 +158,8 @@ class IdempotencyExtensionTest {
      */
     @Test
     void anInterceptorPriorityOutsideTransactionalIsWarnedAboutAtDeployment() {
-        List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord entry) {
-                logged.add(entry);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
-        logger.addHandler(handler);
-        try {
-            config("idempotency.interceptor.priority", "100");
-            weld(Payments.class).initialize().close();
-        } finally {
-            logger.removeHandler(handler);
-        }
+        config("idempotency.interceptor.priority", "100");
+        List<java.util.logging.LogRecord> logged = loggedWhileDeploying(Payments.class);
 
         assertThat(logged).anySatisfy(entry -> {
             assertThat(entry.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
@@ -210,30 +216,9 @@ class IdempotencyExtensionTest {
      */
     @Test
     void aConfigKeyNamingNoMemberOutsideThisApplicationsClassesIsWarnedAbout() {
-        List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord entry) {
-                logged.add(entry);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
-        logger.addHandler(handler);
-        try {
-            config("Idempotent/TTL", "PT10S");
-            config("com.other.app.Orders/place/Idempotent/retries", "3");
-            weld(Payments.class).initialize().close();
-        } finally {
-            logger.removeHandler(handler);
-        }
+        config("Idempotent/TTL", "PT10S");
+        config("com.other.app.Orders/place/Idempotent/retries", "3");
+        List<java.util.logging.LogRecord> logged = loggedWhileDeploying(Payments.class);
 
         assertThat(logged).filteredOn(entry -> entry.getMessage().startsWith("IDEMP0156")).hasSize(2)
                 .allSatisfy(entry -> assertThat(entry.getLevel()).isEqualTo(java.util.logging.Level.WARNING))
