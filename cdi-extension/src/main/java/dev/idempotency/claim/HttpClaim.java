@@ -25,6 +25,7 @@ public final class HttpClaim extends OwnedClaim {
     private volatile int status;
     private volatile boolean entered;
     private volatile boolean passedFilters;
+    private volatile boolean runsUnseen;
 
     /**
      * @param store where the claim lives
@@ -75,6 +76,20 @@ public final class HttpClaim extends OwnedClaim {
     /** Notes that every request filter let the request through (none answered it in the method's stead). */
     public void markPassedFilters() {
         passedFilters = true;
+    }
+
+    /**
+     * Notes that the method runs on an instance CDI did not create (one the application handed
+     * JAX-RS, {@code Application.getSingletons()}), although its class is a bean: no interceptor
+     * will tell whether it ran.
+     */
+    public void markRunsUnseen() {
+        runsUnseen = true;
+    }
+
+    /** @return whether the method runs on an instance no interceptor sees */
+    public boolean runsUnseen() {
+        return runsUnseen;
     }
 
     /**

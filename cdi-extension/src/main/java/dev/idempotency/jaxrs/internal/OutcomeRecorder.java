@@ -39,6 +39,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
     private final ReplayableHeaders replayableHeaders;
     private final int maxStoredBodySize;
     private final boolean knowsWhetherMethodRan;
+    private final Class<?> resourceClass;
     private final TransactionBinding transactions;
 
     /**
@@ -50,6 +51,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
         this.replayableHeaders = new ReplayableHeaders(settings.storedHeaders());
         this.maxStoredBodySize = settings.maxStoredBodySize();
         this.knowsWhetherMethodRan = endpoint.intercepted();
+        this.resourceClass = endpoint.resourceClass();
         this.transactions = transactions;
     }
 
@@ -62,7 +64,21 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
         HttpClaim claim = AdmittedClaims.of(request);
         if (claim != null) {
             claim.markPassedFilters();
+            if (knowsWhetherMethodRan && createdByTheApplication(request)) {
+                claim.markRunsUnseen();
+            }
         }
+    }
+
+    /**
+     * @return whether JAX-RS matched an instance of the resource class itself, which CDI did not
+     *     create: CDI hands out a subclass (an intercepted instance or a client proxy) for a class
+     *     whose methods carry an interceptor binding. Jersey and RESTEasy create the instance
+     *     before the post-matching filters run.
+     */
+    private boolean createdByTheApplication(ContainerRequestContext request) {
+        List<Object> matched = request.getUriInfo().getMatchedResources();
+        return !matched.isEmpty() && matched.get(0).getClass() == resourceClass;
     }
 
     @Override
@@ -80,13 +96,15 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             transactions.storeWhenCommitted(claim, unwritten);
             return;
         }
-        if (!claim.passedFilters() || (knowsWhetherMethodRan && !claim.entered() && status >= 400)) {
+        if (!claim.passedFilters()
+                || (knowsWhetherMethodRan && !claim.runsUnseen() && !claim.entered() && status >= 400)) {
             // Answered before the method ran: by a later request filter, whatever the status (a
             // maintenance redirect, a cache's 304), or with an error (unreadable body, 415):
             // nothing happened, so the client may fix the request and retry with the same key.
-            // After the filters, only errors: an instance CDI did not create
-            // (Application.getSingletons()) runs unseen by the interceptor, and its success must
-            // still be recorded.
+            // After the filters, only errors, and only where the interceptor sees the method: on
+            // an instance CDI did not create (a class that is no bean, or one the application
+            // created, Application.getSingletons()) its 4xx may be its answer (a declined
+            // payment), stored like any other.
             claim.release();
         } else if (status >= 500 && !claim.policy().pinServerErrors() && !claim.executed()) {
             if (!claim.asyncEndpoint()) {

@@ -266,7 +266,9 @@ final class FakeRequests {
             answers.put("getMethod", args -> this.method);
             answers.put("getUriInfo", args -> fake(UriInfo.class, Map.of(
                     "getRequestUri", none -> this.uri,
-                    "getPath", none -> this.uri.getPath())));
+                    "getPath", none -> this.uri.getPath(),
+                    // What CDI hands JAX-RS for a bean whose methods are intercepted: a subclass.
+                    "getMatchedResources", none -> List.of(new Object()))));
             answers.put("getSecurityContext", args -> fake(SecurityContext.class, Map.of(
                     "getUserPrincipal", none -> principal,
                     "isUserInRole", role -> false,
