@@ -127,13 +127,15 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
      */
     public static LibrarySettings load(ConfigLookup config) {
         Reader reader = new Reader(config);
+        String keyHeader = reader.headerName(KEY_HEADER, "Idempotency-Key");
+        Set<String> storedHeaders = reader.storedHeaders();
         LibrarySettings settings = new LibrarySettings(
-                reader.headerName(KEY_HEADER, "Idempotency-Key"),
-                reader.headerName(REPLAYED_HEADER, "Idempotent-Replayed"),
+                keyHeader,
+                reader.replayedHeader(storedHeaders),
                 reader.integer(MAX_KEY_LENGTH, 255, 1, 8192),
                 reader.integer(MAX_REQUEST_BODY_SIZE, 16 * 1024 * 1024, 0, Integer.MAX_VALUE - 16),
                 reader.integer(MAX_STORED_BODY_SIZE, 1024 * 1024, 0, Integer.MAX_VALUE - 16),
-                reader.storedHeaders(),
+                storedHeaders,
                 reader.integer(RETRY_AFTER, 1, 0, 86_400),
                 reader.integer(INTERCEPTOR_PRIORITY, DEFAULT_INTERCEPTOR_PRIORITY, Integer.MIN_VALUE, Integer.MAX_VALUE),
                 reader.integer(MEMORY_MAX_ENTRIES, 100_000, 1, Integer.MAX_VALUE),
@@ -234,6 +236,21 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
             String value = config.get(key).map(String::trim).orElse(fallback);
             if (!isToken(value)) {
                 errors.add(Messages.invalidHeaderName(key, value));
+                return fallback;
+            }
+            return value;
+        }
+
+        /**
+         * The header marking a replay, added to the stored ones: neither one a replay carries
+         * already (the marker would join the stored value: {@code Content-Type: true}) nor one
+         * that is never replayed (credentials, framing).
+         */
+        String replayedHeader(Set<String> storedHeaders) {
+            String fallback = "Idempotent-Replayed";
+            String value = headerName(REPLAYED_HEADER, fallback);
+            if (isForbidden(value) || storedHeaders.contains(value.toLowerCase(Locale.ROOT))) {
+                errors.add(Messages.replayedHeaderClashes(REPLAYED_HEADER, value, STORED_HEADERS));
                 return fallback;
             }
             return value;

@@ -73,6 +73,12 @@ public final class Messages {
                 + "' is not allowed; allowed: an ISO-8601 duration of zero or more, at most P36500D, such as PT0S (off), PT30S or PT5M";
     }
 
+    public static String replayedHeaderClashes(String key, String value, String storedHeadersKey) {
+        return "IDEMP0158: library setting " + key + "='" + value + "' names a header that replays carry already (the"
+                + " stored headers: the defaults and " + storedHeadersKey + ") or never carry (credentials, hop-by-hop"
+                + " headers, Content-Length); allowed: another HTTP header name, such as the default Idempotent-Replayed";
+    }
+
     public static String invalidHeaderName(String key, String value) {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -127,6 +128,26 @@ class LibrarySettingsTest {
                 .isInstanceOf(IdempotencyDefinitionException.class)
                 .hasMessageContaining("IDEMP0107: library setting idempotency.stored-headers lists 'Set-Cookie'")
                 .hasMessageContaining("'Proxy-Authenticate'");
+    }
+
+    @Test
+    void theReplayMarkerCannotBeAHeaderThatReplaysCarryOrNeverCarry() {
+        // "Content-Type: true" added to every replay beside the stored type, "Content-Length: true"
+        // breaking the framing, a credential header sent back: each deployed before.
+        for (String header : List.of("Content-Type", "location", "Content-Length", "Set-Cookie", "Proxy-Authorization")) {
+            config.put("idempotency.replayed-header", header);
+
+            assertThatThrownBy(this::load).as(header)
+                    .isInstanceOf(IdempotencyDefinitionException.class)
+                    .hasMessageContaining("IDEMP0158: library setting idempotency.replayed-header='" + header + "'");
+        }
+        config.put("idempotency.stored-headers", "X-Trace");
+        config.put("idempotency.replayed-header", "x-trace");
+        assertThatThrownBy(this::load).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0158").hasMessageContaining("idempotency.stored-headers");
+
+        config.put("idempotency.replayed-header", "X-Replayed");
+        assertThat(load().replayedHeader()).isEqualTo("X-Replayed");
     }
 
     @Test
