@@ -35,6 +35,8 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param tieredFrontPause how long the tiered store leaves its fast layer alone after it failed
  * @param openApiEnabled whether {@code @Idempotent} operations are documented in the OpenAPI document
  * @param anonymousTokens whether unauthenticated callers may be issued tokens (they then share them)
+ * @param tokenAllowedOrigins the origins of other sites whose pages may ask for tokens, each as
+ *     {@code scheme://host[:port]} in {@link WebOrigin}'s one form
  * @param tenantSource where the tenant of a tenant-scoped request comes from
  * @param tenantHeader the request header carrying the tenant, where the source is {@link TenantSource#HEADER}
  * @param tenantJwtClaim the JWT claim naming the tenant, where the source is {@link TenantSource#JWT_CLAIM}
@@ -52,7 +54,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
         int memoryMaxEntries, long memoryMaxBytes, long replayCacheMaxBytes, Duration replayCacheTtl, boolean metricsEnabled,
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
-        boolean anonymousTokens, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
+        boolean anonymousTokens, Set<String> tokenAllowedOrigins, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
         String authenticationChallenge, int maxWaiting, String supportRole, String supportReleaseRole,
         boolean telemetryEnabled, Duration slowStoreThreshold) {
 
@@ -74,6 +76,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String TIERED_FRONT_PAUSE = "idempotency.tiered.front-pause";
     public static final String OPENAPI_ENABLED = "idempotency.openapi.enabled";
     public static final String ANONYMOUS_TOKENS = "idempotency.tokens.anonymous";
+    public static final String TOKEN_ALLOWED_ORIGINS = "idempotency.tokens.allowed-origins";
     public static final String TENANT_SOURCE = "idempotency.tenant.source";
     public static final String TENANT_HEADER = "idempotency.tenant.header";
     public static final String TENANT_JWT_CLAIM = "idempotency.tenant.jwt-claim";
@@ -148,6 +151,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.duration(TIERED_FRONT_PAUSE, Duration.ofSeconds(5)),
                 reader.bool(OPENAPI_ENABLED, true),
                 reader.bool(ANONYMOUS_TOKENS, false),
+                reader.origins(TOKEN_ALLOWED_ORIGINS),
                 reader.tenantSource(),
                 reader.headerName(TENANT_HEADER, "X-Tenant-Id"),
                 reader.claimName(TENANT_JWT_CLAIM, "tenant_id"),
@@ -254,6 +258,19 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 return fallback;
             }
             return value;
+        }
+
+        /** A comma-separated list of web origins, in their one form. */
+        Set<String> origins(String key) {
+            Set<String> origins = new LinkedHashSet<>();
+            for (String raw : config.get(key).orElse("").split(",")) {
+                if (raw.isBlank()) {
+                    continue;
+                }
+                WebOrigin.normalised(raw).ifPresentOrElse(origins::add,
+                        () -> errors.add(Messages.invalidOrigin(key, raw.trim())));
+            }
+            return Set.copyOf(origins);
         }
 
         TenantSource tenantSource() {

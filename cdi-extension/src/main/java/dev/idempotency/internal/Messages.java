@@ -79,6 +79,12 @@ public final class Messages {
                 + " headers, Content-Length); allowed: another HTTP header name, such as the default Idempotent-Replayed";
     }
 
+    public static String invalidOrigin(String key, String value) {
+        return "IDEMP0159: library setting " + key + " lists '" + value + "', which is no web origin; allowed: a"
+                + " comma-separated list of http or https origins, scheme://host[:port] without a path, such as"
+                + " https://app.example.com";
+    }
+
     public static String invalidHeaderName(String key, String value) {
         return "IDEMP0108: library setting " + key + "='" + value + "' is not an HTTP header name (RFC 9110 token)";
     }

@@ -32,6 +32,12 @@ public enum IdempotencyProblem {
     /** 403: the token endpoint issues tokens to authenticated callers only ({@code idempotency.tokens.anonymous}). */
     ANONYMOUS_TOKEN_REQUEST(403, "Forbidden", "anonymous-token-request", "Idempotency tokens require authentication"),
     /**
+     * 403: a page of another site made the browser ask the token endpoint for a token; none is
+     * issued nor counted ({@code idempotency.tokens.allowed-origins} lets named sites through).
+     */
+    CROSS_SITE_TOKEN_REQUEST(403, "Forbidden", "cross-site-token-request",
+            "Idempotency tokens are not issued to other sites' pages"),
+    /**
      * 400: a support look-up that points at no record: no JSON object, an unknown endpoint, no key,
      * no tenant where keys are scoped by tenant.
      */

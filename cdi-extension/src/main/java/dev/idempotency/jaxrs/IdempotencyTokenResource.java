@@ -5,6 +5,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.CacheControl;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
@@ -14,6 +15,7 @@ import dev.idempotency.IssuedToken;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.exceptions.AnonymousTokenRequestException;
 import dev.idempotency.exceptions.TooManyTokensException;
+import dev.idempotency.jaxrs.internal.CrossSiteRequests;
 import dev.idempotency.jaxrs.internal.ProblemResponses;
 import dev.idempotency.spi.IdempotencyStoreException;
 
@@ -33,12 +35,19 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * {@code Cache-Control: no-store}; {@code 403 anonymous-token-request} to an unauthenticated caller
  * unless {@code idempotency.tokens.anonymous=true}; {@code 429 too-many-tokens} with {@code Retry-After} once the
  * caller was issued {@code idempotency.tokens.max-per-principal} tokens within the token ttl;
- * {@code 503 store-unavailable} when the store cannot keep it.
+ * {@code 503 store-unavailable} when the store cannot keep it; {@code 403 cross-site-token-request},
+ * before anything is issued or counted, to a request that a page of another site made the browser
+ * send ({@code Sec-Fetch-Site: cross-site}, or an {@code Origin} other than the request's host),
+ * unless its origin is listed in {@code idempotency.tokens.allowed-origins}: such a page cannot
+ * read the token, but it could spend the caller's bound and have the caller's own pages refused.
  */
 public abstract class IdempotencyTokenResource {
 
     @Context
     SecurityContext security;
+
+    @Context
+    HttpHeaders headers;
 
     /**
      * Issues a token to the caller.
@@ -49,6 +58,11 @@ public abstract class IdempotencyTokenResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response issue() {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        if (CrossSiteRequests.fromAnotherSite(headers, runtime.settings().tokenAllowedOrigins())) {
+            return ProblemResponses.of(IdempotencyProblem.CROSS_SITE_TOKEN_REQUEST, "This request was sent by a page of"
+                    + " another site; tokens are issued to the application's own pages and to clients that are not"
+                    + " browsers.");
+        }
         IssuedToken issued;
         try {
             issued = CDI.current().select(IdempotencyTokens.class).get().issue(security.getUserPrincipal());

@@ -260,7 +260,7 @@ final class OperationDocumenter {
                 case MISSING_TENANT -> policy.tenantScoped();
                 case AUTHENTICATION_REQUIRED -> policy.rejectsAnonymous()
                         || (policy.tenantScoped() && settings.tenantSource().fromCredentials());
-                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS, ANONYMOUS_TOKEN_REQUEST -> false; // non-HTTP; the token endpoint
+                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS, ANONYMOUS_TOKEN_REQUEST, CROSS_SITE_TOKEN_REQUEST -> false; // non-HTTP; the token endpoint
                 default -> true;
             };
             if (applies) {

@@ -151,6 +151,18 @@ class LibrarySettingsTest {
     }
 
     @Test
+    void originsAllowedToAskForTokensAreWebOrigins() {
+        config.put("idempotency.tokens.allowed-origins", " https://App.example:443/ , http://localhost:8080");
+        assertThat(load().tokenAllowedOrigins()).containsExactlyInAnyOrder("https://app.example", "http://localhost:8080");
+
+        config.put("idempotency.tokens.allowed-origins", "https://app.example/login, *");
+        assertThatThrownBy(this::load).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0159: library setting idempotency.tokens.allowed-origins lists"
+                        + " 'https://app.example/login'")
+                .hasMessageContaining("lists '*'");
+    }
+
+    @Test
     void everyBadSettingIsReportedAtOnce() {
         config.put("idempotency.max-key-length", "0");
         config.put("idempotency.retry-after-seconds", "soon");

@@ -10,8 +10,8 @@ import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStore;
 
 /**
- * The demo users for HTTP Basic ({@link DemoAuthenticationMechanism}): the customers {@code alice/alice}
- * and {@code bob/bob}; {@code support/support}, who may use the support look-up
+ * The demo users for HTTP Basic ({@link DemoAuthenticationMechanism}): the customers {@code alice/alice},
+ * {@code bob/bob} and {@code carol/carol}; {@code support/support}, who may use the support look-up
  * ({@link IdempotencySupportEndpoint}), and {@code operator/operator}, who may also release an
  * abandoned claim through it. No resource is protected: anonymous calls are allowed,
  * callers who send valid credentials are authenticated, so that idempotency keys are scoped to
@@ -20,8 +20,8 @@ import jakarta.security.enterprise.identitystore.IdentityStore;
 @ApplicationScoped
 public class DemoIdentityStore implements IdentityStore {
 
-    private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob", "support", "support",
-            "operator", "operator");
+    private static final Map<String, String> USERS = Map.of("alice", "alice", "bob", "bob", "carol", "carol",
+            "support", "support", "operator", "operator");
 
     /** The groups of each user; the servers map groups to roles of the same name. */
     private static final Map<String, Set<String>> GROUPS = Map.of(

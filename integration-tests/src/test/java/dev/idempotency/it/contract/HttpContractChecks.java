@@ -55,6 +55,7 @@ abstract class HttpContractChecks extends OnSampleApp {
             "dev.idempotency.it.resources.ContractResource/configured/Idempotent/required=false",
             "dev.idempotency.it.resources.ContractResource/tokenByConfig/Idempotent/serverIssuedKeys=true",
             "idempotency.tokens.max-per-principal=20",
+            "idempotency.tokens.allowed-origins=https://app.example.test, http://localhost:1",
             "idempotency.in-progress.max-waiting=" + MAX_WAITING);
 
     /**
@@ -195,6 +196,41 @@ abstract class HttpContractChecks extends OnSampleApp {
         String token = tokenFor("alice");
         assertThat(http.postJson("api/contract/token-by-config", token, "{}", "alice").statusCode()).isEqualTo(200);
         assertThat(executions("token-by-config")).isEqualTo(1);
+    }
+
+    @Test
+    void anotherSitesPageCannotSpendACallersTokens() {
+        // A page of another site can make the browser POST to the token endpoint with the caller's
+        // credentials (a form, a fetch without CORS): each such request used to be issued a token
+        // (unread by the page) and counted against the caller's bound, until the caller's own
+        // page got 429 too-many-tokens for a whole token ttl.
+        String host = http.base().getHost() + ":" + http.base().getPort();
+        for (int i = 0; i < 25; i++) {
+            assertProblem(tokenRequest("carol", "Origin", "https://evil.example.test", "Sec-Fetch-Site", "cross-site"),
+                    403, "cross-site-token-request");
+        }
+        assertProblem(tokenRequest("carol", "Origin", "https://evil.example.test"), 403, "cross-site-token-request");
+        assertProblem(tokenRequest("carol", "Origin", "null"), 403, "cross-site-token-request");
+        assertProblem(tokenRequest("carol", "Origin", "http://" + host, "Sec-Fetch-Site", "cross-site"),
+                403, "cross-site-token-request");
+
+        assertThat(tokenRequest("carol", "Origin", "http://" + host, "Sec-Fetch-Site", "same-origin").statusCode())
+                .as("the application's own page").isEqualTo(201);
+        assertThat(tokenRequest("carol", "Origin", "http://" + host).statusCode())
+                .as("a browser without Fetch Metadata, the same origin").isEqualTo(201);
+        assertThat(tokenRequest("carol", "Origin", "https://app.example.test", "Sec-Fetch-Site", "cross-site").statusCode())
+                .as("an origin in idempotency.tokens.allowed-origins").isEqualTo(201);
+        assertThat(tokenRequest("carol").statusCode()).as("a client that is no browser").isEqualTo(201);
+    }
+
+    private HttpResponse<byte[]> tokenRequest(String user, String... headers) {
+        HttpRequest.Builder request = http.request("api/tokens").POST(HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (user + ":" + user).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build());
     }
 
     @Test
