@@ -26,6 +26,11 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
     /** The largest {@code batch-size} allowed. */
     static final int LARGEST_BATCH_SIZE = 100_000;
     static final String ABANDONED_AFTER = "idempotency.jpa.purge.abandoned-after";
+    /**
+     * The longest duration, as for every duration the library reads: a longer interval would not fit
+     * the scheduler's milliseconds, a longer abandoned-after not the database's dates.
+     */
+    static final Duration LONGEST = Duration.ofDays(36_500);
 
     /**
      * @param config where the settings are read
@@ -55,7 +60,7 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
         String raw = config.get(key).map(String::trim).orElse(fallback);
         try {
             Duration value = Duration.parse(raw);
-            if (!value.isNegative() && !value.isZero()) {
+            if (!value.isNegative() && !value.isZero() && value.compareTo(LONGEST) <= 0) {
                 return value;
             }
         } catch (DateTimeParseException e) {
