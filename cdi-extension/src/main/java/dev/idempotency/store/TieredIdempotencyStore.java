@@ -36,7 +36,8 @@ import dev.idempotency.spi.support.TransactionGuard;
  * <li><b>markExecuted</b>: the back, inside the business transaction; then the front, retained for
  * the lease only, so that the front never holds for long a state the back did not confirm.</li>
  * <li><b>complete</b>: the back (its result is the result), then the front's copy: at once, or,
- * when the back joined the caller's transaction, once that committed.</li>
+ * when the back joined the caller's transaction, once that committed, kept for what is left of
+ * the retention the back counts from the completion.</li>
  * <li><b>release</b>: the back, then the front.</li>
  * </ul>
  *
@@ -183,12 +184,18 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         boolean completed = back.complete(key, Owners.back(owner), outcome, retention);
+        long completedAt = nanoClock.getAsLong();
         String frontOwner = Owners.front(owner);
         if (!completed) {
             releaseFront(key, frontOwner);
         } else if (!transactions.whenTransactionEnds(end -> {
-            if (end == TransactionGuard.End.COMMITTED) {
-                copyToFront(key, frontOwner, outcome, retention);
+            // The back keeps the record for the retention from its completion, not from the
+            // commit: the copy ends with it, however long the transaction ran on.
+            Duration left = retention.minusNanos(nanoClock.getAsLong() - completedAt);
+            if (end == TransactionGuard.End.COMMITTED && !left.isNegative() && !left.isZero()) {
+                copyToFront(key, frontOwner, outcome, left);
+            } else if (end == TransactionGuard.End.COMMITTED) {
+                releaseFront(key, frontOwner); // the back's record ended already
             } else {
                 releaseFront(key, frontOwner); // the back decides: it may not have committed
             }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.cdi.FakeJta;
 import dev.idempotency.spi.ClaimResult;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
@@ -93,6 +94,34 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
 
     private TieredIdempotencyStore tiered() {
         return (TieredIdempotencyStore) store();
+    }
+
+    @Test
+    void aCopyMadeWhenALongTransactionCommitsEndsWithTheBacksRecord() throws Exception {
+        // The back's record is kept for the retention from its completion, inside the business
+        // transaction; the front's copy was kept for the retention from the commit, and replayed
+        // the answer for as long as the transaction had run on, after the back had let the key go.
+        FakeJta.install();
+        try {
+            TieredIdempotencyStore tiered = new TieredIdempotencyStore(front, back, Duration.ofSeconds(5), clock::get,
+                    new TransactionGuard());
+            String key = freshKey();
+            Duration retention = Duration.ofMinutes(10);
+            String owner = ((ClaimResult.Acquired) tiered.claim(key, "fp", LONG, retention)).owner();
+            FakeJta.INSTANCE.begin();
+            assertThat(tiered.complete(key, owner, sampleOutcome(), retention)).isTrue();
+            elapse(Duration.ofMinutes(4)); // the transaction runs on after the method returned
+            assertThat(FakeJta.INSTANCE.commit()).isTrue();
+
+            elapse(Duration.ofMinutes(6)); // ten minutes after the completion
+            assertThat(back.find(key)).as("the back let the key go").isEmpty();
+            assertThat(tiered.find(key)).as("nothing replayed for a record the back no longer keeps").isEmpty();
+            assertThat(tiered.claim(key, "fp", LONG, retention)).as("a retry runs again")
+                    .isInstanceOf(ClaimResult.Acquired.class);
+        } finally {
+            FakeJta.INSTANCE.forget();
+            FakeJta.uninstall();
+        }
     }
 
     @Test
