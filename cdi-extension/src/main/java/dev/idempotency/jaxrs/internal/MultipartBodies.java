@@ -105,7 +105,12 @@ final class MultipartBodies {
         }
     }
 
-    /** @return the {@code boundary} parameter of a {@code multipart/*} media type, or {@code null} */
+    /**
+     * @return the {@code boundary} parameter of a {@code multipart/*} media type, or {@code null}:
+     *     also when it is named twice, since the server's parser may read the parts under the
+     *     other one (its parameters are a map, where the last wins), and the body then counts as
+     *     bytes
+     */
     static String boundary(String contentType) {
         if (contentType == null) {
             return null;
@@ -114,18 +119,25 @@ final class MultipartBodies {
         if (!parameters[0].strip().toLowerCase(Locale.ROOT).startsWith("multipart/")) {
             return null;
         }
+        String boundary = null;
         for (int i = 1; i < parameters.length; i++) {
             String parameter = parameters[i].strip();
             int equals = parameter.indexOf('=');
             if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase("boundary")) {
+                if (boundary != null) {
+                    return null;
+                }
                 String value = parameter.substring(equals + 1).strip();
                 if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
                     value = value.substring(1, value.length() - 1).replaceAll("\\\\(.)", "$1");
                 }
-                return value.isEmpty() || value.length() > MAX_BOUNDARY ? null : value;
+                if (value.isEmpty() || value.length() > MAX_BOUNDARY) {
+                    return null;
+                }
+                boundary = value;
             }
         }
-        return null;
+        return boundary;
     }
 
     /** The first dash-boundary at the start of the body or of a line. */

@@ -268,6 +268,33 @@ class FingerprintModesTest {
     }
 
     @Test
+    void aMultipartBodyNamingTwoBoundariesCountsAsBytes() {
+        // A media type's parameters are a map to the server's parser (the last boundary wins); the
+        // library took the first: the parts the method read were a preamble to it, which a
+        // multipart body's reader ignores, and another amount under the key was replayed.
+        Server server = library.server("upload");
+        String contentType = "multipart/form-data; boundary=outer; boundary=inner";
+        Answer first = server.send(post("/uploads", twoBoundaries("100")).key("k-1").header("Content-Type", contentType),
+                created());
+
+        Answer otherAmount = server.send(post("/uploads", twoBoundaries("999")).key("k-1")
+                .header("Content-Type", contentType), created());
+        Answer same = server.send(post("/uploads", twoBoundaries("100")).key("k-1").header("Content-Type", contentType),
+                created());
+
+        assertThat(first.status).isEqualTo(201);
+        assertKeyReused(otherAmount);
+        assertReplayOf(first, same);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    /** The parts under the last boundary, then an empty body under the first one. */
+    private static String twoBoundaries(String amount) {
+        return "--inner\r\nContent-Disposition: form-data; name=\"amount\"\r\n\r\n" + amount + "\r\n--inner--\r\n"
+                + "--outer\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx\r\n--outer--\r\n";
+    }
+
+    @Test
     void withFingerprintNoneTheKeyAloneDecidesWithinMethodPathAndQuery() {
         Server server = library.server("createByKeyAlone");
         Answer first = server.send(post("/payments", ORDER).key("k-1"), created());
