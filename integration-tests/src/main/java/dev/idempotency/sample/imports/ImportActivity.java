@@ -26,6 +26,21 @@ public class ImportActivity {
         return attempts.computeIfAbsent(messageId, id -> new AtomicInteger()).incrementAndGet();
     }
 
+    /**
+     * Forgets a message's attempts once it needs none more (processed, or given up), so that the
+     * counts stay as many as the messages in flight.
+     *
+     * @param messageId a message
+     */
+    void settled(String messageId) {
+        attempts.remove(messageId);
+    }
+
+    /** @return how many messages' attempts are counted */
+    int tracked() {
+        return attempts.size();
+    }
+
     void processed() {
         processed.incrementAndGet();
     }

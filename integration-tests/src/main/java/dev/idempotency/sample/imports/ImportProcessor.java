@@ -64,6 +64,7 @@ public class ImportProcessor {
         }
         if (ImportMessage.DONE.equals(message.state())) {
             // processed long ago, and its idempotency record has expired since: the row still says so
+            activity.settled(messageId);
             return new ImportResult(message.id(), message.paymentId());
         }
         if (!ImportMessage.PENDING.equals(message.state()) || message.nextAttemptAt().isAfter(Instant.now())) {
@@ -82,6 +83,7 @@ public class ImportProcessor {
         ledger.add(payment);
         message.done(payment.id(), Instant.now());
         activity.processed();
+        activity.settled(messageId);
         return new ImportResult(message.id(), payment.id());
     }
 }

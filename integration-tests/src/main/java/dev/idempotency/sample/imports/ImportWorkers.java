@@ -165,6 +165,7 @@ public class ImportWorkers {
             return;
         }
         if (ImportMessage.FAILED.equals(state)) {
+            activity.settled(id);
             LOG.log(Level.SEVERE, "import workers: message " + id + " failed " + maxAttempts + " times and is given up"
                     + " (state FAILED, its last error kept in import_message.last_error)", failure);
         } else {
