@@ -34,13 +34,27 @@ public final class WebOrigin {
             default -> -1;
         };
         String path = uri.getRawPath();
-        if (defaultPort < 0 || uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawQuery() != null
+        if (defaultPort < 0 || uri.getRawAuthority() == null || uri.getRawUserInfo() != null || uri.getRawQuery() != null
                 || uri.getRawFragment() != null || (path != null && !path.isEmpty() && !path.equals("/"))) {
             return Optional.empty();
         }
+        String host = uri.getHost();
         int port = uri.getPort();
-        String host = uri.getHost().toLowerCase(Locale.ROOT);
-        return Optional.of(scheme + "://" + host + (port < 0 || port == defaultPort ? "" : ":" + port));
+        if (host == null) {
+            // a name java.net.URI takes for no host name (an underscore: a container's service name)
+            String authority = uri.getRawAuthority();
+            int colon = authority.lastIndexOf(':');
+            host = colon < 0 ? authority : authority.substring(0, colon);
+            String digits = colon < 0 ? "" : authority.substring(colon + 1);
+            if (host.isEmpty() || authority.contains("@") || authority.contains("[") || !digits.matches("\\d{0,5}")) {
+                return Optional.empty();
+            }
+            port = digits.isEmpty() ? -1 : Integer.parseInt(digits);
+        }
+        if (port > 65_535) {
+            return Optional.empty();
+        }
+        return Optional.of(scheme + "://" + host.toLowerCase(Locale.ROOT) + (port < 0 || port == defaultPort ? "" : ":" + port));
     }
 
     /**

@@ -36,10 +36,11 @@ import dev.idempotency.spi.IdempotencyStoreException;
  * unless {@code idempotency.tokens.anonymous=true}; {@code 429 too-many-tokens} with {@code Retry-After} once the
  * caller was issued {@code idempotency.tokens.max-per-principal} tokens within the token ttl;
  * {@code 503 store-unavailable} when the store cannot keep it; {@code 403 cross-site-token-request},
- * before anything is issued or counted, to a request that a page of another site made the browser
- * send ({@code Sec-Fetch-Site: cross-site}, or an {@code Origin} other than the request's host),
- * unless its origin is listed in {@code idempotency.tokens.allowed-origins}: such a page cannot
- * read the token, but it could spend the caller's bound and have the caller's own pages refused.
+ * before anything is issued or counted, to a request that a page of another origin made the
+ * browser send (as {@code CrossSiteRequests} tells it from {@code Sec-Fetch-Site} and
+ * {@code Origin}), unless its origin is listed in {@code idempotency.tokens.allowed-origins}: such
+ * a page cannot read the token, but it could spend the caller's bound and have the caller's own
+ * pages refused.
  */
 public abstract class IdempotencyTokenResource {
 

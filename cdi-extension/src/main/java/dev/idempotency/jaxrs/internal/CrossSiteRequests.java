@@ -10,18 +10,27 @@ import jakarta.ws.rs.core.HttpHeaders;
 import dev.idempotency.config.WebOrigin;
 
 /**
- * Tells a request a page of another site made the browser send (with the caller's cookies or
+ * Tells a request a page of another origin made the browser send (with the caller's cookies or
  * cached credentials) from the application's own pages and from clients that are no browser.
- * Browsers mark every such request: with Fetch Metadata ({@code Sec-Fetch-Site: cross-site}),
- * else (older browsers) with an {@code Origin} other than the request's host. A request with
- * neither header comes from no browser page of another site. Origins listed in
- * {@code idempotency.tokens.allowed-origins} (a single-page application served from another site)
- * are let through.
+ * Browsers mark such requests with Fetch Metadata ({@code Sec-Fetch-Site}, sent to https and
+ * localhost origins) and with an {@code Origin} header (every cross-origin {@code POST}, whatever
+ * the scheme):
+ *
+ * <ul>
+ * <li>{@code same-origin} or {@code none} (typed, bookmarked): the application's own;</li>
+ * <li>{@code cross-site}: refused;</li>
+ * <li>{@code same-site} (a sibling subdomain, which cookies do not tell apart), no Fetch Metadata
+ * (a plain-http site, an older browser): the {@code Origin} decides: it must be the host the
+ * request was sent to ({@code Host}, or the host a proxy says the browser used:
+ * {@code X-Forwarded-Host}, {@code Forwarded: host=}, headers a page cannot add to a request
+ * without the application's CORS consent); none at all is no browser's cross-origin request,
+ * except with {@code same-site}.</li>
+ * </ul>
+ *
+ * Origins listed in {@code idempotency.tokens.allowed-origins} (a single-page application served
+ * from another host) are let through.
  */
 public final class CrossSiteRequests {
-
-    /** The Fetch Metadata values of a request made by the site itself, or by the user (typed, bookmarked). */
-    private static final Set<String> OWN_SITE = Set.of("same-origin", "same-site", "none");
 
     private CrossSiteRequests() {
     }
@@ -29,25 +38,71 @@ public final class CrossSiteRequests {
     /**
      * @param headers the request's headers
      * @param allowedOrigins the origins allowed across sites, each in {@link WebOrigin}'s one form
-     * @return whether another site's page sent the request
+     * @return whether a page of another origin sent the request
      */
     public static boolean fromAnotherSite(HttpHeaders headers, Set<String> allowedOrigins) {
         List<String> origins = headers.getRequestHeader("Origin");
-        Optional<String> origin = origins == null || origins.size() != 1 ? Optional.empty()
+        boolean noOrigin = origins == null || origins.isEmpty();
+        Optional<String> origin = noOrigin || origins.size() != 1 ? Optional.empty()
                 : WebOrigin.normalised(origins.get(0));
         if (origin.isPresent() && allowedOrigins.contains(origin.get())) {
             return false;
         }
         String site = headers.getHeaderString("Sec-Fetch-Site");
         if (site != null) {
-            return !OWN_SITE.contains(site.trim().toLowerCase(Locale.ROOT));
-        }
-        if (origins == null || origins.isEmpty()) {
+            switch (site.trim().toLowerCase(Locale.ROOT)) {
+                case "same-origin", "none" -> {
+                    return false;
+                }
+                case "same-site" -> {
+                    // a sibling subdomain's page: only the Origin below tells it from the host's own
+                }
+                default -> {
+                    return true;
+                }
+            }
+        } else if (noOrigin) {
             return false;
         }
         // An opaque origin ("null": a sandboxed frame, a data: page), repeated or malformed: no
         // page of this application sent it.
-        String host = headers.getHeaderString(HttpHeaders.HOST);
-        return origin.isEmpty() || host == null || !WebOrigin.sameAuthority(origin.get(), host);
+        return origin.isEmpty() || !sentTo(origin.get(), headers);
+    }
+
+    /** @return whether the request was sent to the origin's host: as it arrived, or as a proxy in front says */
+    private static boolean sentTo(String origin, HttpHeaders headers) {
+        return sameAuthority(origin, headers.getHeaderString(HttpHeaders.HOST))
+                || sameAuthority(origin, first(headers.getHeaderString("X-Forwarded-Host")))
+                || sameAuthority(origin, forwardedHost(headers.getHeaderString("Forwarded")));
+    }
+
+    private static boolean sameAuthority(String origin, String host) {
+        return host != null && !host.isEmpty() && WebOrigin.sameAuthority(origin, host);
+    }
+
+    /** @return the first of a comma-separated list (the proxy nearest the browser) */
+    private static String first(String values) {
+        if (values == null) {
+            return null;
+        }
+        int comma = values.indexOf(',');
+        return (comma < 0 ? values : values.substring(0, comma)).trim();
+    }
+
+    /** @return the {@code host} parameter of RFC 7239's first element */
+    private static String forwardedHost(String forwarded) {
+        String element = first(forwarded);
+        if (element == null) {
+            return null;
+        }
+        for (String pair : element.split(";")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0 && pair.substring(0, equals).trim().equalsIgnoreCase("host")) {
+                String value = pair.substring(equals + 1).trim();
+                return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+                        ? value.substring(1, value.length() - 1) : value;
+            }
+        }
+        return null;
     }
 }

@@ -26,7 +26,10 @@ class CrossSiteRequestsTest {
                 "Origin", "https://shop.example")).as("the Origin alone may be forged by no page, the metadata wins").isTrue();
         assertThat(fromAnotherSite(NONE, "Host", "shop.example", "Sec-Fetch-Site", "same-origin")).isFalse();
         assertThat(fromAnotherSite(NONE, "Host", "api.shop.example", "Sec-Fetch-Site", "same-site",
-                "Origin", "https://www.shop.example")).isFalse();
+                "Origin", "https://www.shop.example")).as("a sibling subdomain's page: another origin").isTrue();
+        assertThat(fromAnotherSite(Set.of("https://www.shop.example"), "Host", "api.shop.example",
+                "Sec-Fetch-Site", "same-site", "Origin", "https://www.shop.example")).as("allowed").isFalse();
+        assertThat(fromAnotherSite(NONE, "Host", "api.shop.example", "Sec-Fetch-Site", "same-site")).isTrue();
         assertThat(fromAnotherSite(NONE, "Host", "shop.example", "Sec-Fetch-Site", "none")).isFalse();
         assertThat(fromAnotherSite(NONE, "Host", "shop.example", "Sec-Fetch-Site", "something-new")).isTrue();
     }
@@ -42,6 +45,18 @@ class CrossSiteRequestsTest {
         assertThat(fromAnotherSite(NONE, "Host", "shop.example", "Origin", "https://shop.example",
                 "Origin", "https://evil.example")).as("sent twice").isTrue();
         assertThat(fromAnotherSite(NONE, "Origin", "https://shop.example")).as("no Host").isTrue();
+    }
+
+    @Test
+    void behindAProxyTheHostTheBrowserUsedCounts() {
+        assertThat(fromAnotherSite(NONE, "Host", "app:8080", "Origin", "http://shop.example",
+                "X-Forwarded-Host", "shop.example, inner.proxy")).isFalse();
+        assertThat(fromAnotherSite(NONE, "Host", "app:8080", "Origin", "http://shop.example",
+                "Forwarded", "for=192.0.2.1;host=\"shop.example\";proto=http, for=10.0.0.1")).isFalse();
+        assertThat(fromAnotherSite(NONE, "Host", "app:8080", "Origin", "http://evil.example",
+                "X-Forwarded-Host", "shop.example")).isTrue();
+        assertThat(fromAnotherSite(NONE, "Host", "payments_api:8080", "Origin", "http://payments_api:8080"))
+                .as("a container's service name").isFalse();
     }
 
     @Test
@@ -68,6 +83,8 @@ class CrossSiteRequestsTest {
         assertThat(WebOrigin.normalised("ftp://app.example")).isEmpty();
         assertThat(WebOrigin.normalised("app.example")).isEmpty();
         assertThat(WebOrigin.normalised("null")).isEmpty();
+        assertThat(WebOrigin.normalised("http://payments_api:8080")).hasValue("http://payments_api:8080");
+        assertThat(WebOrigin.normalised("http://payments_api:99999")).isEmpty();
     }
 
     private static boolean fromAnotherSite(Set<String> allowed, String... headers) {
