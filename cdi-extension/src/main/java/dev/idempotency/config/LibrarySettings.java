@@ -116,6 +116,13 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     }
 
     /**
+     * Headers that say how the body's bytes are to be read or checked: a replay marker named so
+     * would break the replayed body for every client.
+     */
+    private static final Set<String> FRAMING_HEADERS = Set.of("content-encoding", "content-range", "content-digest",
+            "repr-digest", "digest", "date");
+
+    /**
      * @param name a header name as configured
      * @return whether it is an HTTP header name (an RFC 9110 token)
      */
@@ -253,7 +260,8 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         String replayedHeader(Set<String> storedHeaders) {
             String fallback = "Idempotent-Replayed";
             String value = headerName(REPLAYED_HEADER, fallback);
-            if (isForbidden(value) || storedHeaders.contains(value.toLowerCase(Locale.ROOT))) {
+            String name = value.toLowerCase(Locale.ROOT);
+            if (isForbidden(name) || storedHeaders.contains(name) || FRAMING_HEADERS.contains(name)) {
                 errors.add(Messages.replayedHeaderClashes(REPLAYED_HEADER, value, STORED_HEADERS));
                 return fallback;
             }
@@ -291,9 +299,17 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
             return name(key, fallback, Messages::invalidClaimName);
         }
 
-        /** A role as {@code isUserInRole} takes it. */
+        /**
+         * A role as {@code isUserInRole} takes it; not the Servlet wildcards, which every
+         * authenticated caller holds ({@code **}) or which name no role ({@code *}).
+         */
         String roleName(String key, String fallback) {
-            return name(key, fallback, Messages::invalidRoleName);
+            String value = name(key, fallback, Messages::invalidRoleName);
+            if (value.equals("*") || value.equals("**")) {
+                errors.add(Messages.invalidRoleName(key, value, MAX_CLAIM_LENGTH));
+                return fallback;
+            }
+            return value;
         }
 
         /** A name of 1 to {@value #MAX_CLAIM_LENGTH} printable US-ASCII characters, no spaces. */

@@ -73,12 +73,15 @@ public final class Messages {
                 + "' is not allowed; allowed: an ISO-8601 duration of zero or more, at most P36500D, such as PT0S (off), PT30S or PT5M";
     }
 
+    /** IDEMP0158: the replay marker names a header replays carry or must never carry; fails the deployment. */
     public static String replayedHeaderClashes(String key, String value, String storedHeadersKey) {
         return "IDEMP0158: library setting " + key + "='" + value + "' names a header that replays carry already (the"
                 + " stored headers: the defaults and " + storedHeadersKey + ") or never carry (credentials, hop-by-hop"
-                + " headers, Content-Length); allowed: another HTTP header name, such as the default Idempotent-Replayed";
+                + " headers, Content-Length), or one that says how their body is read (Content-Encoding, Content-Range,"
+                + " digests, Date); allowed: another HTTP header name, such as the default Idempotent-Replayed";
     }
 
+    /** IDEMP0159: idempotency.tokens.allowed-origins lists something that is no web origin; fails the deployment. */
     public static String invalidOrigin(String key, String value) {
         return "IDEMP0159: library setting " + key + " lists '" + value + "', which is no web origin; allowed: a"
                 + " comma-separated list of http or https origins, scheme://host[:port] without a path, such as"
@@ -142,7 +145,8 @@ public final class Messages {
 
     public static String invalidRoleName(String key, String value, int maxLength) {
         return "IDEMP0130: library setting " + key + "='" + value + "' is not a role name; allowed: 1 to " + maxLength
-                + " printable US-ASCII characters without spaces, such as idempotency-support";
+                + " printable US-ASCII characters without spaces, not the wildcards * and ** (** is every authenticated"
+                + " caller's), such as idempotency-support";
     }
 
     public static String supportRelease(String who, String keyHash, String endpoint) {

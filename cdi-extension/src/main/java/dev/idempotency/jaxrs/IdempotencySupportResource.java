@@ -14,7 +14,6 @@ import java.util.logging.Logger;
 
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.Json;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
@@ -186,7 +185,7 @@ public abstract class IdempotencySupportResource {
         return null;
     }
 
-    private static JsonObject parse(String body) {
+    static JsonObject parse(String body) {
         if (body == null || body.isBlank()) {
             throw new BadSupportQuery("send a JSON object with \"endpoint\", \"caller\" and \"key\"");
         }
@@ -196,8 +195,13 @@ public abstract class IdempotencySupportResource {
                 throw new BadSupportQuery("the body is JSON but no object; send {\"endpoint\":...,\"caller\":...,\"key\":...}");
             }
             return value.asJsonObject();
-        } catch (JsonException e) {
-            throw new BadSupportQuery("the body is no JSON; send {\"endpoint\":...,\"caller\":...,\"key\":...}");
+        } catch (BadSupportQuery e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // JsonException, and the parser's limits (Parsson: UnsupportedOperationException for a
+            // number of more than 1,100 digits): the client's mistake either way
+            throw new BadSupportQuery("the body is no JSON this server reads; send {\"endpoint\":...,\"caller\":...,"
+                    + "\"key\":...}");
         }
     }
 

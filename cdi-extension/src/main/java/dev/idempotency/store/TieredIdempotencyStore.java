@@ -183,8 +183,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
+        long completedAt = nanoClock.getAsLong(); // not after: the back counts from its own start, maybe a blocked while earlier
         boolean completed = back.complete(key, Owners.back(owner), outcome, retention);
-        long completedAt = nanoClock.getAsLong();
         String frontOwner = Owners.front(owner);
         if (!completed) {
             releaseFront(key, frontOwner);

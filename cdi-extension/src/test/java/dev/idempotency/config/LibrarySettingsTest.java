@@ -134,7 +134,8 @@ class LibrarySettingsTest {
     void theReplayMarkerCannotBeAHeaderThatReplaysCarryOrNeverCarry() {
         // "Content-Type: true" added to every replay beside the stored type, "Content-Length: true"
         // breaking the framing, a credential header sent back: each deployed before.
-        for (String header : List.of("Content-Type", "location", "Content-Length", "Set-Cookie", "Proxy-Authorization")) {
+        for (String header : List.of("Content-Type", "location", "Content-Length", "Set-Cookie", "Proxy-Authorization",
+                "Content-Encoding", "Date")) {
             config.put("idempotency.replayed-header", header);
 
             assertThatThrownBy(this::load).as(header)
@@ -160,6 +161,22 @@ class LibrarySettingsTest {
                 .hasMessageContaining("IDEMP0159: library setting idempotency.tokens.allowed-origins lists"
                         + " 'https://app.example/login'")
                 .hasMessageContaining("lists '*'");
+    }
+
+    @Test
+    void theSupportRolesCannotBeTheServletWildcards() {
+        // isUserInRole("**") is true for every authenticated caller (Servlet 6, 13.3): every API
+        // client could have read every stored answer, and released claims.
+        for (String key : List.of("idempotency.support.role", "idempotency.support.release-role")) {
+            for (String wildcard : List.of("*", "**")) {
+                config.clear();
+                config.put(key, wildcard);
+
+                assertThatThrownBy(this::load).as(key + "=" + wildcard)
+                        .isInstanceOf(IdempotencyDefinitionException.class)
+                        .hasMessageContaining("IDEMP0130: library setting " + key + "='" + wildcard + "'");
+            }
+        }
     }
 
     @Test

@@ -32,7 +32,7 @@ final class JpaMessages {
     /** IDEMP0503: a purge duration (interval, abandoned-after) is not a positive ISO-8601 duration up to P36500D; fails the deployment. */
     static String invalidPurgeDuration(String key, String value) {
         return "IDEMP0503: library setting " + key + "='" + value
-                + "' is not allowed; allowed: a positive ISO-8601 duration, at most P36500D, such as PT5M";
+                + "' is not allowed; allowed: an ISO-8601 duration of at least PT0.001S and at most P36500D, such as PT5M";
     }
 
     // --- 0504-0507: purge job -----------------------------------------------------------

@@ -31,6 +31,7 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
      * the scheduler's milliseconds, a longer abandoned-after not the database's dates.
      */
     static final Duration LONGEST = Duration.ofDays(36_500);
+    static final Duration SHORTEST = Duration.ofMillis(1);
 
     /**
      * @param config where the settings are read
@@ -60,7 +61,8 @@ public record PurgeSettings(boolean enabled, Duration interval, int batchSize, D
         String raw = config.get(key).map(String::trim).orElse(fallback);
         try {
             Duration value = Duration.parse(raw);
-            if (!value.isNegative() && !value.isZero() && value.compareTo(LONGEST) <= 0) {
+            // at least a millisecond: the scheduler counts in them, and refuses a pause of none
+            if (value.compareTo(SHORTEST) >= 0 && value.compareTo(LONGEST) <= 0) {
                 return value;
             }
         } catch (DateTimeParseException e) {

@@ -29,11 +29,13 @@ class PurgeSettingsTest {
         // every run.
         for (String key : new String[] {"idempotency.jpa.purge.interval", "idempotency.jpa.purge.abandoned-after"}) {
             assertThat(load(Map.of(key, "P36500D"))).isNotNull();
-            for (String value : new String[] {"P36501D", "PT9223372036854775807S", "PT0S", "-PT1S", "5m"}) {
+            assertThat(load(Map.of(key, "PT0.001S"))).isNotNull();
+            for (String value : new String[] {"P36501D", "PT9223372036854775807S", "PT0S", "PT0.0005S", "-PT1S", "5m"}) {
                 assertThatThrownBy(() -> load(Map.of(key, value))).as(key + "=" + value)
                         .isInstanceOf(IdempotencyDefinitionException.class)
                         .hasMessage("IDEMP0503: library setting " + key + "='" + value
-                                + "' is not allowed; allowed: a positive ISO-8601 duration, at most P36500D, such as PT5M");
+                                + "' is not allowed; allowed: an ISO-8601 duration of at least PT0.001S and at most P36500D,"
+                                + " such as PT5M");
             }
         }
     }

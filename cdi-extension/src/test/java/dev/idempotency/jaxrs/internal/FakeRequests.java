@@ -248,6 +248,9 @@ final class FakeRequests {
         InputStream entity;
         Principal principal;
         Response aborted;
+        /** The resource instance JAX-RS matched: by default what CDI hands out for an intercepted bean, a subclass. */
+        Object matched = new Payments() {
+        };
         final ContainerRequestContext context;
 
         private Request(String method, URI uri, byte[] body) {
@@ -267,8 +270,7 @@ final class FakeRequests {
             answers.put("getUriInfo", args -> fake(UriInfo.class, Map.of(
                     "getRequestUri", none -> this.uri,
                     "getPath", none -> this.uri.getPath(),
-                    // What CDI hands JAX-RS for a bean whose methods are intercepted: a subclass.
-                    "getMatchedResources", none -> List.of(new Object()))));
+                    "getMatchedResources", none -> List.of(matched))));
             answers.put("getSecurityContext", args -> fake(SecurityContext.class, Map.of(
                     "getUserPrincipal", none -> principal,
                     "isUserInRole", role -> false,
@@ -302,6 +304,15 @@ final class FakeRequests {
 
         Request header(String name, String value) {
             headers.add(name, value);
+            return this;
+        }
+
+        /**
+         * The method runs on an instance the application created itself
+         * ({@code Application.getSingletons()}): no interceptor sees it, although its class is a bean.
+         */
+        Request onTheApplicationsOwnInstance() {
+            matched = new Payments();
             return this;
         }
 
@@ -493,7 +504,7 @@ final class FakeRequests {
             /** @return the resource method's answer, the request filters passed and the CDI interceptor having taken the claim first */
             private Response run(Function<String, Response> resource) {
                 recorder.filter(request.context); // the last request filter: none aborted
-                if (endpoint.intercepted()) {
+                if (endpoint.intercepted() && request.matched.getClass() != Payments.class) {
                     request.scoped.take(endpoint.method(), new Payments()); // what the CDI interceptor does first
                 }
                 String body;

@@ -307,6 +307,24 @@ class OutcomeRecorderTest {
     }
 
     @Test
+    void onAnInstanceTheApplicationCreatedOfABeanClassErrorsAreStoredSinceNoInterceptorSeesIt() {
+        Server server = library.server("create");
+
+        server.send(payment().onTheApplicationsOwnInstance(), answering(402, "card declined"));
+        Answer retry = server.send(payment().onTheApplicationsOwnInstance(), answering(201, "paid"));
+        Answer refusedBeforeOnACdiInstance = server.start(post("/payments", "{}").key("k-2"))
+                .rejectBeforeTheMethod(Response.status(400).entity("bad amount").build());
+        Answer fixed = server.send(post("/payments", "{}").key("k-2"), answering(201, "paid"));
+
+        assertThat(retry.status).isEqualTo(402);
+        assertThat(retry.header(REPLAYED_HEADER)).as("the declined payment is the method's answer").isEqualTo("true");
+        assertThat(refusedBeforeOnACdiInstance.status).isEqualTo(400);
+        assertThat(fixed.header(REPLAYED_HEADER)).as("on CDI's instance, an error before the method still releases")
+                .isNull();
+        assertThat(server.executions()).isEqualTo(2);
+    }
+
+    @Test
     void anAnswerWithoutABodyIsStoredByTheResponseFilterAlone() {
         Server server = library.server("create");
 
