@@ -21,11 +21,9 @@ import java.util.function.Supplier;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
-import dev.idempotency.it.resources.ByInstanceApplication;
 import dev.idempotency.it.resources.ContractResource;
 import dev.idempotency.it.resources.Counters;
 import dev.idempotency.it.resources.DeclinedException;
-import dev.idempotency.it.resources.DecliningResource;
 import dev.idempotency.it.resources.Gates;
 import dev.idempotency.it.resources.InTransactionResumer;
 import dev.idempotency.it.resources.OutcomeLog;
@@ -66,7 +64,7 @@ abstract class HttpContractChecks extends OnSampleApp {
         return archive.addClasses(ContractResource.class, Counters.class, SwitchableStore.class, RejectedException.class,
                 RejectedException.Mapper.class, UnmanagedResource.class, DeclinedException.class,
                 DeclinedException.Mapper.class, OutcomeLog.class, TokensEndpoint.class, Gates.class,
-                InTransactionResumer.class, DecliningResource.class, ByInstanceApplication.class);
+                InTransactionResumer.class);
     }
 
     long executions(String endpoint) {
@@ -711,29 +709,6 @@ abstract class HttpContractChecks extends OnSampleApp {
         assertThat(http.postJson("api/unmanaged?fail=true", failing, "{}").statusCode())
                 .as("an unmapped exception releases the key").isEqualTo(500);
         assertThat(http.count("api/unmanaged/count") - before).isEqualTo(3);
-    }
-
-    @Test
-    void aDeclineFromAnInstanceTheApplicationCreatedIsStoredLikeAnyOther() {
-        // The class is a CDI bean, so the interceptor would tell whether its method ran; but this
-        // instance is the application's own (getSingletons()), and its 4xx is the method's answer.
-        String key = newKey();
-        long before = http.count("by-instance/declining/count");
-
-        HttpResponse<byte[]> first = http.postJson("by-instance/declining", key, "{}");
-        HttpResponse<byte[]> retry = http.postJson("by-instance/declining", key, "{}");
-
-        assertThat(first.statusCode()).isEqualTo(402);
-        assertThat(retry.statusCode()).isEqualTo(402);
-        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(retry.body()).as("replayed bytes").isEqualTo(first.body());
-        assertThat(http.count("by-instance/declining/count") - before).as("executions").isEqualTo(1);
-
-        String viaCdi = newKey();
-        assertThat(http.postJson("api/declining", viaCdi, "{}").statusCode()).isEqualTo(402);
-        assertThat(http.postJson("api/declining", viaCdi, "{}").headers().firstValue("Idempotent-Replayed"))
-                .as("the same class created by CDI").hasValue("true");
-        assertThat(http.count("by-instance/declining/count") - before).as("executions").isEqualTo(2);
     }
 
     @Test
