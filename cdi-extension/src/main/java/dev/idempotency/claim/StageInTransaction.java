@@ -8,10 +8,14 @@ import dev.idempotency.spi.support.TransactionGuard;
 /**
  * The end of a claim whose method returned a stage that was not complete yet: the outcome is
  * stored once the stage completed and the transaction the method ran in (if any) committed; a
- * rollback releases the key at once, whatever the stage does; a failed stage, or a transaction
- * whose end cannot be told, ends the claim once both ended (released, unless its work was marked
- * executed, which it was with the commit). A value the stage got inside a transaction of the
- * thread that completed it is stored only if that transaction commits.
+ * rollback releases the key once the stage ended too, whatever its value: until then the
+ * method's asynchronous work may still run (a call to a payment gateway), and a retry must not
+ * start it a second time (a stage that never ends holds the key for its lease); a failed stage,
+ * or a transaction whose end cannot be told, ends the claim once both ended (released, unless its
+ * work was marked executed, which it was with the commit). A value the stage got inside a
+ * transaction of the thread that completed it is stored only if that transaction commits. The
+ * value is written as the stage ends, before its caller gets it: a caller that changes the object
+ * it got changes nothing stored.
  */
 public final class StageInTransaction {
 
@@ -29,7 +33,7 @@ public final class StageInTransaction {
     /** {@code null} until the transaction ended. */
     private TransactionGuard.End ended;
     private boolean stageEnded;
-    private Object value;
+    private StoredOutcome value;
     private Throwable failure;
 
     /**
@@ -72,22 +76,23 @@ public final class StageInTransaction {
      * @param failure its failure, or {@code null}
      */
     public void stageEnded(Object value, Throwable failure) {
+        StoredOutcome written = failure == null ? outcome.apply(value) : null;
         // Completed inside a transaction of the completing thread (an asynchronous bean's own, or the
         // method's, still running): the value stands only if that transaction commits; rolled back,
         // the stage counts as failed (the method's own transaction still decides the rest).
         if (failure == null && transactions.whenTransactionEnds(end -> {
             switch (end) {
-                case COMMITTED -> settled(value, null);
+                case COMMITTED -> settled(written, null);
                 case ROLLED_BACK -> settled(null, STAGE_ROLLED_BACK);
                 case UNKNOWN -> claim.leaveUnsettled();
             }
         })) {
             return;
         }
-        settled(value, failure);
+        settled(written, failure);
     }
 
-    private void settled(Object value, Throwable failure) {
+    private void settled(StoredOutcome value, Throwable failure) {
         synchronized (this) {
             this.stageEnded = true;
             this.value = value;
@@ -100,7 +105,7 @@ public final class StageInTransaction {
         TransactionGuard.End transaction;
         boolean awaited;
         boolean stageDone;
-        Object result;
+        StoredOutcome result;
         Throwable failed;
         synchronized (this) {
             transaction = ended;
@@ -109,7 +114,7 @@ public final class StageInTransaction {
             result = value;
             failed = failure;
         }
-        if (transaction == TransactionGuard.End.ROLLED_BACK) {
+        if (transaction == TransactionGuard.End.ROLLED_BACK && stageDone) {
             claim.releaseAfterRollback();
         } else if (!stageDone || (awaited && transaction == null)) {
             return; // the other end is still to come
@@ -117,7 +122,7 @@ public final class StageInTransaction {
             // a commit that cannot be told stores no outcome: the work's mark is kept, as for a failure
             claim.release();
         } else {
-            claim.complete(outcome.apply(result));
+            claim.complete(result);
         }
     }
 }

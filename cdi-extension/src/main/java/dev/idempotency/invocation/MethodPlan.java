@@ -1,10 +1,18 @@
 package dev.idempotency.invocation;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
 
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
@@ -20,13 +28,18 @@ import dev.idempotency.internal.Messages;
  * @param policy the validated policy
  * @param where "bean X, method m", for messages
  * @param keys where the key comes from
- * @param fingerprinted the indices of the fingerprinted arguments
+ * @param fingerprinted the indices of the fingerprinted arguments: all but the JMS message and the
+ *     parameters that are the key whole and whose text is their value (a string, a number, an
+ *     enum, ...; a key of another type, such as a list whose text two values may share, counts
+ *     as an argument too); of an observer method, only its event
  * @param fingerprintTypes their generic types
+ * @param fingerprintClasses their declared classes: a value of another class (a record
+ *     implementing the declared interface) adds its class's name, since JSON-B writes no type
  * @param canons how each one's JSON is put in one order (sets and maps)
  * @param result what the method returns
  */
 public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor keys, int[] fingerprinted,
-        Type[] fingerprintTypes, ArgumentCanon[] canons, ResultShape result) {
+        Type[] fingerprintTypes, Class<?>[] fingerprintClasses, ArgumentCanon[] canons, ResultShape result) {
 
     /**
      * @param beanClass the bean class
@@ -44,8 +57,12 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         List<Integer> indices = new ArrayList<>();
         if (policy.fingerprintArguments()) {
             Class<?>[] types = method.getParameterTypes();
+            int event = observedEvent(method);
             for (int i = 0; i < types.length; i++) {
-                if (!keyIndices.contains(i) && !types[i].getName().startsWith("jakarta.jms.")) {
+                // an observer's other parameters are beans CDI injects, no part of the request
+                boolean injected = event >= 0 && i != event;
+                boolean itsTextIsTheKey = keyIndices.contains(i) && textIsTheValue(types[i]);
+                if (!injected && !itsTextIsTheKey && !types[i].getName().startsWith("jakarta.jms.")) {
                     indices.add(i);
                 }
             }
@@ -53,12 +70,52 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         int[] fingerprinted = indices.stream().mapToInt(Integer::intValue).toArray();
         Type[] generic = method.getGenericParameterTypes();
         Type[] fingerprintTypes = new Type[fingerprinted.length];
+        Class<?>[] fingerprintClasses = new Class<?>[fingerprinted.length];
         ArgumentCanon[] canons = new ArgumentCanon[fingerprinted.length];
         for (int i = 0; i < fingerprinted.length; i++) {
             fingerprintTypes[i] = generic[fingerprinted[i]];
+            fingerprintClasses[i] = method.getParameterTypes()[fingerprinted[i]];
             canons[i] = ArgumentCanon.of(fingerprintTypes[i]);
         }
-        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, canons, result);
+        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, fingerprintClasses, canons, result);
+    }
+
+    /** @return the index of an observer method's event parameter, or -1 */
+    private static int observedEvent(Method method) {
+        Annotation[][] annotations = method.getParameterAnnotations();
+        for (int i = 0; i < annotations.length; i++) {
+            for (Annotation annotation : annotations[i]) {
+                if (annotation instanceof Observes || annotation instanceof ObservesAsync) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return whether a value of this declared type is told apart by its text, which is the key:
+     *     a primitive or its box, a string, an enum, a UUID, an exact number, a date or time
+     */
+    private static boolean textIsTheValue(Class<?> type) {
+        return type.isPrimitive() || type.isEnum() || type == String.class || type == UUID.class
+                || type == BigDecimal.class || type == BigInteger.class
+                || (Modifier.isFinal(type.getModifiers())
+                        && (type.getPackageName().equals("java.lang") || type.getPackageName().equals("java.time")));
+    }
+
+    /**
+     * @param value an argument
+     * @param declared its parameter's class
+     * @return whether its class is named in the fingerprint: an application's class other than the
+     *     declared one (JSON-B writes no type, so two records of one interface with the same
+     *     components would be one request); not the JDK's (a {@code List.of} and an
+     *     {@code ArrayList} with equal elements stay one request), nor a class of no stable name
+     */
+    private static boolean namesItsClass(Object value, Class<?> declared) {
+        Class<?> type = value.getClass();
+        return type != declared && type.getClassLoader() != null && !type.isHidden() && !type.isSynthetic()
+                && !type.getName().startsWith("java.");
     }
 
     /**
@@ -69,8 +126,12 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     public String fingerprint(ResultCodec codec, Object[] arguments) {
         Hashing hashing = Hashing.sha256().add("method").add(policy.endpoint());
         for (int i = 0; i < fingerprinted.length; i++) {
+            Object argument = arguments[fingerprinted[i]];
+            if (argument != null && namesItsClass(argument, fingerprintClasses[i])) {
+                hashing.add("class").add(argument.getClass().getName()); // no JSON text is the bare word "class"
+            }
             try {
-                hashing.add(canons[i].apply(codec.write(arguments[fingerprinted[i]], fingerprintTypes[i])));
+                hashing.add(canons[i].apply(codec.write(argument, fingerprintTypes[i])));
             } catch (RuntimeException e) {
                 throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, fingerprinted[i]), e);
             }

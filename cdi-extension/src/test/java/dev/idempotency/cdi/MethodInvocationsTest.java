@@ -57,6 +57,39 @@ class MethodInvocationsTest {
     public record OrderMessage(String orderNo, List<Line> lines) {
     }
 
+    /** A command of one of two kinds, whose JSON (no type in it) is the same for both. */
+    public interface Command {
+        long cents();
+    }
+
+    public record Credit(long cents) implements Command {
+    }
+
+    public record Debit(long cents) implements Command {
+    }
+
+    /** What an observer of orders gets injected besides the event, counting its runs: its JSON changes with each. */
+    @ApplicationScoped
+    public static class Tally {
+        private int count;
+
+        public int getCount() {
+            return count;
+        }
+
+        void add() {
+            count++;
+        }
+    }
+
+    @ApplicationScoped
+    public static class OrderObserver {
+        @Idempotent
+        public void on(@jakarta.enterprise.event.Observes @IdempotencyKey("orderNo") OrderMessage order, Tally tally) {
+            tally.add();
+        }
+    }
+
     /** A message whose payload holds a set and a map: their iteration order is not their content. */
     public record Tagging(String orderNo, Set<String> tags, Map<String, Integer> limits) {
     }
@@ -145,6 +178,16 @@ class MethodInvocationsTest {
         public CompletionStage<Receipt> declined(@IdempotencyKey String id) {
             executions.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalArgumentException("card declined"));
+        }
+
+        @Idempotent
+        public String apply(@IdempotencyKey String id, Command command) {
+            return command.getClass().getSimpleName() + " " + executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public int settle(@IdempotencyKey List<String> invoiceIds) {
+            return executions.incrementAndGet();
         }
 
         @Idempotent
@@ -293,6 +336,37 @@ class MethodInvocationsTest {
         assertThatThrownBy(() -> consumer.onOrder(new OrderMessage("o-3", List.of(new Line("other", 1)))))
                 .isInstanceOf(IdempotencyKeyReuseException.class).hasMessageStartingWith("IDEMP0306");
         assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void anArgumentOfAnotherClassWithTheSameJsonIsAnotherRequest() {
+        // JSON-B writes {"cents":10} for both: the debit got the credit's result and never ran.
+        assertThat(consumer.apply("c-1", new Credit(10))).isEqualTo("Credit 1");
+
+        assertThatThrownBy(() -> consumer.apply("c-1", new Debit(10))).isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.apply("c-1", new Credit(10))).as("the same command again replays").isEqualTo("Credit 1");
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyWhoseTextTwoValuesShareIsFingerprintedToo() {
+        // Both lists' text is "[a, b]": the second call was given the first one's result.
+        consumer.settle(List.of("a", "b"));
+
+        assertThatThrownBy(() -> consumer.settle(List.of("a, b"))).isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.settle(new java.util.ArrayList<>(List.of("a", "b")))).as("an equal list replays").isEqualTo(1);
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void anObserversInjectedBeansAreNoPartOfTheRequest() {
+        container.close();
+        container = weld(Consumer.class, OrderObserver.class, Tally.class).initialize();
+
+        container.getBeanManager().getEvent().select(OrderMessage.class).fire(order("o-obs"));
+        container.getBeanManager().getEvent().select(OrderMessage.class).fire(order("o-obs"));
+
+        assertThat(container.select(Tally.class).get().getCount()).as("the redelivered event is skipped").isEqualTo(1);
     }
 
     @Test

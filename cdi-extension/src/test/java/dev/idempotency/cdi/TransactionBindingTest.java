@@ -77,6 +77,14 @@ class TransactionBindingTest {
             return result;
         }
 
+        /** As {@link #pending}, with a value its caller may change. */
+        @Idempotent(fingerprintArguments = false)
+        public CompletionStage<java.util.List<String>> listed(@IdempotencyKey String id,
+                CompletableFuture<java.util.List<String>> result) {
+            effect();
+            return result;
+        }
+
         /** No effect bound to a transaction: callable where one just ended. */
         @Idempotent
         public String send(@IdempotencyKey String id) {
@@ -378,16 +386,38 @@ class TransactionBindingTest {
     }
 
     @Test
-    void aStageWhoseTransactionRolledBackIsReleasedWhateverTheStageDoesLater() throws Exception {
+    void aStageWhoseTransactionRolledBackHoldsTheKeyUntilItEndsThenReleasesItWhateverItsValue() throws Exception {
+        // The method's asynchronous part (a call to a payment gateway) still runs after its
+        // transaction rolled back: the key was released at once, and a retry started it again.
+        // Once the stage ended, its value (for work that rolled back) is not replayed.
         CompletableFuture<String> result = new CompletableFuture<>();
         jta.begin();
-        ledger.pending("p-2", result);
+        ledger.pending("p-9", result);
         jta.rollback();
-        result.complete("too late");
 
-        assertThat(ledger.pending("p-2", CompletableFuture.completedFuture("ran again")).toCompletableFuture()
-                .get(5, TimeUnit.SECONDS)).isEqualTo("ran again");
+        assertThatThrownBy(() -> ledger.pending("p-9", CompletableFuture.completedFuture("second")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyConflictException.class);
+        assertThat(ledger.executions()).isEqualTo(1);
+
+        result.complete("first");
+        assertThat(ledger.pending("p-9", CompletableFuture.completedFuture("ran again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).as("once it ended, the rolled-back work may run again").isEqualTo("ran again");
         assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    @Test
+    void aStagesValueIsStoredAsItWasWhenItsCallerGotIt() throws Exception {
+        // Stored at the commit, after the caller had the value: what the caller changed meanwhile
+        // was replayed.
+        CompletableFuture<java.util.List<String>> result = new CompletableFuture<>();
+        jta.begin();
+        CompletionStage<java.util.List<String>> answer = ledger.listed("l-1", result);
+        result.complete(new java.util.ArrayList<>(java.util.List.of("a")));
+        answer.toCompletableFuture().get(5, TimeUnit.SECONDS).add("changed by the caller");
+        assertThat(jta.commit()).isTrue();
+
+        assertThat(ledger.listed("l-1", new CompletableFuture<>()).toCompletableFuture().get(5, TimeUnit.SECONDS))
+                .containsExactly("a");
     }
 
     @Test
