@@ -43,6 +43,36 @@ public final class JsonText {
         out.append('"');
     }
 
+    /**
+     * Escapes the lone surrogates of JSON text (which can only stand inside its strings), which
+     * UTF-8 has no bytes for: encoded as they are, each would become {@code ?}, and two different
+     * strings one text.
+     *
+     * @param json JSON text
+     * @return the same text, each lone surrogate written as a {@code \\uXXXX} escape
+     */
+    public static String loneSurrogatesEscaped(String json) {
+        int i = 0;
+        while (i < json.length() && !Character.isSurrogate(json.charAt(i))) {
+            i++;
+        }
+        if (i == json.length()) {
+            return json; // the usual case: nothing to copy
+        }
+        StringBuilder out = new StringBuilder(json.length() + 8).append(json, 0, i);
+        for (; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < json.length() && Character.isLowSurrogate(json.charAt(i + 1))) {
+                out.append(c).append(json.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                unicodeEscape(c, out);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
     private static void unicodeEscape(char c, StringBuilder out) {
         String hex = Integer.toHexString(c);
         out.append("\\u").append("0".repeat(4 - hex.length())).append(hex);

@@ -8,6 +8,8 @@ import java.util.Optional;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 
+import dev.idempotency.internal.JsonText;
+
 /**
  * Writes method results and arguments as JSON-B, with their generic types, and reads results
  * back. {@code Optional} is unwrapped and rewrapped, since JSON-B writes an empty one as
@@ -28,7 +30,8 @@ public final class ResultCodec implements AutoCloseable {
             Object present = value == null ? null : ((Optional<?>) value).orElse(null);
             return write(present, ((ParameterizedType) type).getActualTypeArguments()[0]);
         }
-        return (value == null ? "null" : jsonb.toJson(value, type)).getBytes(StandardCharsets.UTF_8);
+        return (value == null ? "null" : JsonText.loneSurrogatesEscaped(jsonb.toJson(value, type)))
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /**
