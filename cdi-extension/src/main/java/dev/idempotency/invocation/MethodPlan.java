@@ -33,8 +33,9 @@ import dev.idempotency.internal.Messages;
  *     enum, ...; a key of another type, such as a list whose text two values may share, counts
  *     as an argument too); of an observer method, only its event
  * @param fingerprintTypes their generic types
- * @param fingerprintClasses their declared classes: a value of another class (a record
- *     implementing the declared interface) adds its class's name, since JSON-B writes no type
+ * @param fingerprintClasses their declared classes: a value of another record, enum or final
+ *     class (a record implementing the declared interface) adds its class's name, since JSON-B
+ *     writes no type
  * @param canons how each one's JSON is put in one order (sets and maps)
  * @param result what the method returns
  */
@@ -105,17 +106,25 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     }
 
     /**
-     * @param value an argument
+     * @param type an argument's class (an enum constant's body counts as its enum)
      * @param declared its parameter's class
-     * @return whether its class is named in the fingerprint: an application's class other than the
-     *     declared one (JSON-B writes no type, so two records of one interface with the same
-     *     components would be one request); not the JDK's (a {@code List.of} and an
-     *     {@code ArrayList} with equal elements stay one request), nor a class of no stable name
+     * @return whether its class is named in the fingerprint: a record, an enum or a final class of
+     *     the application's, other than the declared one (JSON-B writes no type, so two records of
+     *     one interface with the same components would be one request). Not the JDK's (a
+     *     {@code List.of} and an {@code ArrayList} with equal elements stay one request), nor a
+     *     class that is not final: it may be a proxy generated under a name of its own per JVM
+     *     (a JPA provider's lazy entity, a CDI client proxy), which would make a retry on another
+     *     node another request
      */
-    private static boolean namesItsClass(Object value, Class<?> declared) {
-        Class<?> type = value.getClass();
-        return type != declared && type.getClassLoader() != null && !type.isHidden() && !type.isSynthetic()
+    private static boolean namesItsClass(Class<?> type, Class<?> declared) {
+        return type != declared && (type.isRecord() || type.isEnum() || Modifier.isFinal(type.getModifiers()))
+                && type.getClassLoader() != null && !type.isHidden() && !type.isSynthetic()
                 && !type.getName().startsWith("java.");
+    }
+
+    /** @return the class an argument is named by: an enum constant with a body of its own counts as its enum */
+    private static Class<?> namedClass(Object value) {
+        return value instanceof Enum<?> constant ? constant.getDeclaringClass() : value.getClass();
     }
 
     /**
@@ -127,8 +136,9 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         Hashing hashing = Hashing.sha256().add("method").add(policy.endpoint());
         for (int i = 0; i < fingerprinted.length; i++) {
             Object argument = arguments[fingerprinted[i]];
-            if (argument != null && namesItsClass(argument, fingerprintClasses[i])) {
-                hashing.add("class").add(argument.getClass().getName()); // no JSON text is the bare word "class"
+            Class<?> type = argument == null ? null : namedClass(argument);
+            if (type != null && namesItsClass(type, fingerprintClasses[i])) {
+                hashing.add("class").add(type.getName()); // no JSON text is the bare word "class"
             }
             try {
                 hashing.add(canons[i].apply(codec.write(argument, fingerprintTypes[i])));
