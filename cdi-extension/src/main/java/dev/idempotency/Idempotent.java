@@ -198,13 +198,14 @@ public @interface Idempotent {
 
     /**
      * For CDI bean, EJB and message-consumer methods: whether the arguments that are not part of
-     * the key are fingerprinted (as JSON-B), so that a key reused with other arguments fails with
+     * the key (and a key parameter whose text two values may share: a collection, a map, a
+     * record; of an observer, only its event) are fingerprinted (as JSON-B), so that a key reused with other arguments fails with
      * {@link IdempotencyKeyReuseException} instead of replaying. Default {@code true}. Set it to
      * {@code false} when the other arguments legitimately differ between deliveries (a
      * redelivery counter, a timestamp). HTTP requests are fingerprinted as {@link #fingerprint()} says:
      * {@code false} on a JAX-RS resource method fails the deployment ({@code IDEMP0153}).
      *
-     * @return whether non-key arguments are fingerprinted
+     * @return whether the arguments are fingerprinted
      */
     @Nonbinding
     boolean fingerprintArguments() default true;

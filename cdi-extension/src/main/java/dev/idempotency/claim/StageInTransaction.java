@@ -76,7 +76,7 @@ public final class StageInTransaction {
      * @param failure its failure, or {@code null}
      */
     public void stageEnded(Object value, Throwable failure) {
-        StoredOutcome written = failure == null ? outcome.apply(value) : null;
+        StoredOutcome written = failure == null && !rolledBack() ? written(value) : null;
         // Completed inside a transaction of the completing thread (an asynchronous bean's own, or the
         // method's, still running): the value stands only if that transaction commits; rolled back,
         // the stage counts as failed (the method's own transaction still decides the rest).
@@ -90,6 +90,23 @@ public final class StageInTransaction {
             return;
         }
         settled(written, failure);
+    }
+
+    /** @return the value as stored, written now, before the stage's caller gets (and may change) it */
+    private StoredOutcome written(Object value) {
+        try {
+            return outcome.apply(value);
+        } catch (RuntimeException | Error e) {
+            // the function answers a value it cannot write with an answer not stored; what
+            // escapes it (an Error) must still end the claim, as a failure does
+            settled(null, e);
+            throw e;
+        }
+    }
+
+    /** @return whether the method's transaction rolled back already: nothing of the stage is stored then */
+    private synchronized boolean rolledBack() {
+        return ended == TransactionGuard.End.ROLLED_BACK;
     }
 
     private void settled(StoredOutcome value, Throwable failure) {

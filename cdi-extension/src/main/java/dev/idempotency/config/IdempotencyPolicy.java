@@ -18,7 +18,8 @@ import dev.idempotency.InProgressDuplicates;
  * @param scope who shares the key space
  * @param pinServerErrors whether 5xx answers are stored
  * @param failOpen whether to run unprotected when the store fails
- * @param fingerprintArguments whether non-key arguments of a non-HTTP method are fingerprinted
+ * @param fingerprintArguments whether the arguments of a non-HTTP method are fingerprinted (those
+ *     that are not the key, and a key whose text two values may share)
  * @param serverIssuedKeys whether keys must be tokens this application issued
  * @param sharedName whether the endpoint's explicit name is shared with other methods on purpose
  * @param anonymous whether unauthenticated callers run or are refused

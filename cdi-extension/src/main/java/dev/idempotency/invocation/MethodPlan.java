@@ -3,13 +3,13 @@ package dev.idempotency.invocation;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.lang.reflect.Type;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
@@ -29,13 +29,13 @@ import dev.idempotency.internal.Messages;
  * @param where "bean X, method m", for messages
  * @param keys where the key comes from
  * @param fingerprinted the indices of the fingerprinted arguments: all but the JMS message and the
- *     parameters that are the key whole and whose text is their value (a string, a number, an
- *     enum, ...; a key of another type, such as a list whose text two values may share, counts
- *     as an argument too); of an observer method, only its event
+ *     parameters that are the key whole, except a key whose text two values may share (a
+ *     collection, a map, a record whose text is its components'), which counts as an argument
+ *     too; of an observer method, only its event
  * @param fingerprintTypes their generic types
- * @param fingerprintClasses their declared classes: a value of another record, enum or final
- *     class (a record implementing the declared interface) adds its class's name, since JSON-B
- *     writes no type
+ * @param fingerprintClasses their declared classes: where that is an application's type, a value
+ *     of another record, enum or final class (a record implementing the declared interface) adds
+ *     its class's name, since JSON-B writes no type
  * @param canons how each one's JSON is put in one order (sets and maps)
  * @param result what the method returns
  */
@@ -62,7 +62,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
             for (int i = 0; i < types.length; i++) {
                 // an observer's other parameters are beans CDI injects, no part of the request
                 boolean injected = event >= 0 && i != event;
-                boolean itsTextIsTheKey = keyIndices.contains(i) && textIsTheValue(types[i]);
+                boolean itsTextIsTheKey = keyIndices.contains(i) && !textMayBeShared(types[i]);
                 if (!injected && !itsTextIsTheKey && !types[i].getName().startsWith("jakarta.jms.")) {
                     indices.add(i);
                 }
@@ -95,31 +95,49 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     }
 
     /**
-     * @return whether a value of this declared type is told apart by its text, which is the key:
-     *     a primitive or its box, a string, an enum, a UUID, an exact number, a date or time
+     * @return whether two values of this declared key type may have one text, which is the key:
+     *     a collection's or a map's (the elements {@code "a", "b"} and the one {@code "a, b"}), a
+     *     record's made of its components'. Not an application's class that writes its own text
+     *     (an entity's id): it says what it is, and JSON-B might not write the rest of it (lazy
+     *     associations, cycles)
      */
-    private static boolean textIsTheValue(Class<?> type) {
-        return type.isPrimitive() || type.isEnum() || type == String.class || type == UUID.class
-                || type == BigDecimal.class || type == BigInteger.class
-                || (Modifier.isFinal(type.getModifiers())
-                        && (type.getPackageName().equals("java.lang") || type.getPackageName().equals("java.time")));
+    private static boolean textMayBeShared(Class<?> type) {
+        if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) {
+            return true;
+        }
+        if (!type.isRecord()) {
+            return false;
+        }
+        try {
+            return Modifier.isFinal(type.getMethod("toString").getModifiers()); // the implicit one
+        } catch (NoSuchMethodException e) {
+            return true;
+        }
     }
 
     /**
      * @param type an argument's class (an enum constant's body counts as its enum)
      * @param declared its parameter's class
-     * @return whether its class is named in the fingerprint: a record, an enum or a final class of
-     *     the application's, other than the declared one (JSON-B writes no type, so two records of
-     *     one interface with the same components would be one request). Not the JDK's (a
-     *     {@code List.of} and an {@code ArrayList} with equal elements stay one request), nor a
-     *     class that is not final: it may be a proxy generated under a name of its own per JVM
-     *     (a JPA provider's lazy entity, a CDI client proxy), which would make a retry on another
-     *     node another request
+     * @return whether its class is named in the fingerprint: where the declared type is an
+     *     application's (a {@code Command} interface), a record, an enum or a final class other than
+     *     the declared one (JSON-B writes no type, so two records of one interface with the same
+     *     components would be one request). Only classes whose name is the same on every node and
+     *     after a restart: not one that is not final (it may be a proxy generated under a name of
+     *     its own per JVM: a JPA provider's lazy entity, a CDI client proxy), a JDK proxy, an
+     *     anonymous or local class, nor any behind a type of the platform's ({@code Object},
+     *     {@code JsonObject}: a provider's implementing class differs between servers)
      */
     private static boolean namesItsClass(Class<?> type, Class<?> declared) {
-        return type != declared && (type.isRecord() || type.isEnum() || Modifier.isFinal(type.getModifiers()))
-                && type.getClassLoader() != null && !type.isHidden() && !type.isSynthetic()
-                && !type.getName().startsWith("java.");
+        return type != declared && !platformType(declared)
+                && (type.isRecord() || type.isEnum() || Modifier.isFinal(type.getModifiers()))
+                && !type.isAnonymousClass() && !type.isLocalClass() && !type.isHidden() && !type.isSynthetic()
+                && !Proxy.isProxyClass(type);
+    }
+
+    /** @return whether the type is the JDK's or a Jakarta specification's */
+    private static boolean platformType(Class<?> type) {
+        String name = type.getName();
+        return type.isPrimitive() || name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jakarta.");
     }
 
     /** @return the class an argument is named by: an enum constant with a body of its own counts as its enum */
@@ -130,7 +148,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     /**
      * @param codec writes arguments as JSON-B
      * @param arguments the invocation's arguments
-     * @return the fingerprint of the method and its non-key arguments
+     * @return the fingerprint of the method and its {@link #fingerprinted} arguments
      */
     public String fingerprint(ResultCodec codec, Object[] arguments) {
         Hashing hashing = Hashing.sha256().add("method").add(policy.endpoint());

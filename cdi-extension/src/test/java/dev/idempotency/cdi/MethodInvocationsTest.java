@@ -68,6 +68,24 @@ class MethodInvocationsTest {
     public record Debit(long cents) implements Command {
     }
 
+    /** An entity keyed by the text it writes, its id; JSON-B cannot write it (a lazy association outside its session). */
+    public static final class Shipment {
+        private final String id;
+
+        public Shipment(String id) {
+            this.id = id;
+        }
+
+        public String getCarrier() {
+            throw new IllegalStateException("lazy association read outside its session");
+        }
+
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
+
     /** What an observer of orders gets injected besides the event, counting its runs: its JSON changes with each. */
     @ApplicationScoped
     public static class Tally {
@@ -183,6 +201,11 @@ class MethodInvocationsTest {
         @Idempotent
         public String apply(@IdempotencyKey String id, Command command) {
             return command.getClass().getSimpleName() + " " + executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public int ship(@IdempotencyKey Shipment shipment) {
+            return executions.incrementAndGet();
         }
 
         @Idempotent
@@ -355,6 +378,14 @@ class MethodInvocationsTest {
 
         assertThatThrownBy(() -> consumer.settle(List.of("a, b"))).isInstanceOf(IdempotencyKeyReuseException.class);
         assertThat(consumer.settle(new java.util.ArrayList<>(List.of("a", "b")))).as("an equal list replays").isEqualTo(1);
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyOfAClassThatWritesItsOwnTextIsTakenAtItsWord() {
+        // Not written by JSON-B, which could not (and every call would be refused, IDEMP0307).
+        assertThat(consumer.ship(new Shipment("s-1"))).isEqualTo(1);
+        assertThat(consumer.ship(new Shipment("s-1"))).as("a replay").isEqualTo(1);
         assertThat(consumer.executions()).isEqualTo(1);
     }
 
