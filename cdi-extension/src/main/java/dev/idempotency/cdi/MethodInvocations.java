@@ -304,7 +304,9 @@ public class MethodInvocations {
                 return StoredOutcome.withoutBody(200, JSON);
             }
             return StoredOutcome.of(200, JSON, written);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) {
+            // (a result nested deeper than JSON-B's recursion reaches) the work is done: told "not
+            // stored", never run again; the claim must not stay open for its lease
             LOG.log(Level.SEVERE, Messages.resultNotStorable(plan.where(), owned.keyForLog()), e);
             return StoredOutcome.withoutBody(200, JSON);
         }

@@ -33,14 +33,35 @@ import dev.idempotency.internal.Messages;
  *     collection, a map, a record whose text is its components'), which counts as an argument
  *     too; of an observer method, only its event
  * @param fingerprintTypes their generic types
- * @param fingerprintClasses their declared classes: where that is an application's type, a value
- *     of another record, enum or final class (a record implementing the declared interface) adds
- *     its class's name, since JSON-B writes no type
+ * @param fingerprintClasses their declared classes: a value of another record or enum (or, where
+ *     the declared type is an application's, final class) adds its class's name, since JSON-B
+ *     writes no type
  * @param canons how each one's JSON is put in one order (sets and maps)
+ * @param openKeys the parameters that are the key whole, not fingerprinted, whose declared type
+ *     does not tell whether two values may share their text ({@code Object}, an interface, a class
+ *     that is not final): a value whose class says so ({@code List.of("a, b")} behind
+ *     {@code Object}) is fingerprinted per call
  * @param result what the method returns
  */
 public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor keys, int[] fingerprinted,
-        Type[] fingerprintTypes, Class<?>[] fingerprintClasses, ArgumentCanon[] canons, ResultShape result) {
+        Type[] fingerprintTypes, Class<?>[] fingerprintClasses, ArgumentCanon[] canons, int[] openKeys,
+        ResultShape result) {
+
+    /** How a key value's JSON is put in one order, by the value's class: asked per call for {@link #openKeys}. */
+    private static final ClassValue<ArgumentCanon> CANON_OF_CLASS = new ClassValue<>() {
+        @Override
+        protected ArgumentCanon computeValue(Class<?> type) {
+            return ArgumentCanon.of(type);
+        }
+    };
+
+    /** Whether two values of a class may share their text (asked per call for {@link #openKeys}). */
+    private static final ClassValue<Boolean> TEXT_MAY_BE_SHARED = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return textMayBeShared(type);
+        }
+    };
 
     /**
      * @param beanClass the bean class
@@ -56,6 +77,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         ResultShape result = ResultShape.of(where, method);
         Set<Integer> keyIndices = keys.wholeKeyParameterIndices();
         List<Integer> indices = new ArrayList<>();
+        List<Integer> open = new ArrayList<>();
         if (policy.fingerprintArguments()) {
             Class<?>[] types = method.getParameterTypes();
             int event = observedEvent(method);
@@ -65,6 +87,9 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
                 boolean itsTextIsTheKey = keyIndices.contains(i) && !textMayBeShared(types[i]);
                 if (!injected && !itsTextIsTheKey && !types[i].getName().startsWith("jakarta.jms.")) {
                     indices.add(i);
+                } else if (!injected && itsTextIsTheKey && !types[i].isPrimitive() && !types[i].isArray()
+                        && !Modifier.isFinal(types[i].getModifiers())) {
+                    open.add(i);
                 }
             }
         }
@@ -78,7 +103,8 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
             fingerprintClasses[i] = method.getParameterTypes()[fingerprinted[i]];
             canons[i] = ArgumentCanon.of(fingerprintTypes[i]);
         }
-        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, fingerprintClasses, canons, result);
+        return new MethodPlan(policy, where, keys, fingerprinted, fingerprintTypes, fingerprintClasses, canons,
+                open.stream().mapToInt(Integer::intValue).toArray(), result);
     }
 
     /** @return the index of an observer method's event parameter, or -1 */
@@ -118,20 +144,20 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     /**
      * @param type an argument's class (an enum constant's body counts as its enum)
      * @param declared its parameter's class
-     * @return whether its class is named in the fingerprint: where the declared type is an
-     *     application's (a {@code Command} interface), a record, an enum or a final class other than
-     *     the declared one (JSON-B writes no type, so two records of one interface with the same
+     * @return whether its class is named in the fingerprint: an application's record or enum other
+     *     than the declared type, and a final class of its where the declared type is an
+     *     application's too (JSON-B writes no type, so two records of one interface with the same
      *     components would be one request). Only classes whose name is the same on every node and
      *     after a restart: not one that is not final (it may be a proxy generated under a name of
      *     its own per JVM: a JPA provider's lazy entity, a CDI client proxy), a JDK proxy, an
-     *     anonymous or local class, nor any behind a type of the platform's ({@code Object},
-     *     {@code JsonObject}: a provider's implementing class differs between servers)
+     *     anonymous or local class, nor a final class behind a type of the platform's
+     *     ({@code JsonObject}: a provider's implementing class differs between servers)
      */
     private static boolean namesItsClass(Class<?> type, Class<?> declared) {
-        return type != declared && !platformType(declared)
-                && (type.isRecord() || type.isEnum() || Modifier.isFinal(type.getModifiers()))
-                && !type.isAnonymousClass() && !type.isLocalClass() && !type.isHidden() && !type.isSynthetic()
-                && !Proxy.isProxyClass(type);
+        boolean named = type.isRecord() || type.isEnum()
+                || (Modifier.isFinal(type.getModifiers()) && !platformType(declared));
+        return named && type != declared && !platformType(type) && !type.isAnonymousClass() && !type.isLocalClass()
+                && !type.isHidden() && !type.isSynthetic() && !Proxy.isProxyClass(type);
     }
 
     /** @return whether the type is the JDK's or a Jakarta specification's */
@@ -162,6 +188,17 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
                 hashing.add(canons[i].apply(codec.write(argument, fingerprintTypes[i])));
             } catch (RuntimeException e) {
                 throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, fingerprinted[i]), e);
+            }
+        }
+        for (int index : openKeys) {
+            Object key = arguments[index];
+            if (key != null && TEXT_MAY_BE_SHARED.get(key.getClass())) {
+                try {
+                    hashing.add("key").add(String.valueOf(index)) // no JSON text is the bare word "key"
+                            .add(CANON_OF_CLASS.get(key.getClass()).apply(codec.write(key, key.getClass())));
+                } catch (RuntimeException e) {
+                    throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, index), e);
+                }
             }
         }
         return hashing.finish();

@@ -209,6 +209,16 @@ class MethodInvocationsTest {
         }
 
         @Idempotent
+        public int settleAny(@IdempotencyKey Object invoiceIds) {
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public String applyAny(@IdempotencyKey String id, Object command) {
+            return command.getClass().getSimpleName() + " " + executions.incrementAndGet();
+        }
+
+        @Idempotent
         public int settle(@IdempotencyKey List<String> invoiceIds) {
             return executions.incrementAndGet();
         }
@@ -379,6 +389,17 @@ class MethodInvocationsTest {
         assertThatThrownBy(() -> consumer.settle(List.of("a, b"))).isInstanceOf(IdempotencyKeyReuseException.class);
         assertThat(consumer.settle(new java.util.ArrayList<>(List.of("a", "b")))).as("an equal list replays").isEqualTo(1);
         assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void behindObjectTheValuesClassDecides() {
+        consumer.settleAny(List.of("a", "b"));
+        assertThatThrownBy(() -> consumer.settleAny(List.of("a, b"))).isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.settleAny(List.of("a", "b"))).isEqualTo(1);
+
+        consumer.applyAny("c-2", new Credit(10));
+        assertThatThrownBy(() -> consumer.applyAny("c-2", new Debit(10))).isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.executions()).isEqualTo(2);
     }
 
     @Test
