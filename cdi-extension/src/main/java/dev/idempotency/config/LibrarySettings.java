@@ -271,14 +271,23 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         /** A comma-separated list of web origins, in their one form. */
         Set<String> origins(String key) {
             Set<String> origins = new LinkedHashSet<>();
-            for (String raw : config.get(key).orElse("").split(",")) {
-                if (raw.isBlank()) {
-                    continue;
-                }
-                WebOrigin.normalised(raw).ifPresentOrElse(origins::add,
-                        () -> errors.add(Messages.invalidOrigin(key, raw.trim())));
+            for (String listed : listed(key)) {
+                WebOrigin.normalised(listed).ifPresentOrElse(origins::add,
+                        () -> errors.add(Messages.invalidOrigin(key, listed)));
             }
             return Set.copyOf(origins);
+        }
+
+        /** @return the entries of a comma-separated setting, trimmed, the empty ones left out */
+        private List<String> listed(String key) {
+            List<String> entries = new ArrayList<>();
+            for (String raw : config.get(key).orElse("").split(",")) {
+                String entry = raw.trim();
+                if (!entry.isEmpty()) {
+                    entries.add(entry);
+                }
+            }
+            return entries;
         }
 
         TenantSource tenantSource() {
@@ -349,11 +358,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
 
         Set<String> storedHeaders() {
             Set<String> headers = new LinkedHashSet<>(DEFAULT_STORED_HEADERS);
-            for (String raw : config.get(STORED_HEADERS).orElse("").split(",")) {
-                String name = raw.trim();
-                if (name.isEmpty()) {
-                    continue;
-                }
+            for (String name : listed(STORED_HEADERS)) {
                 if (!isToken(name)) {
                     errors.add(Messages.invalidHeaderName(STORED_HEADERS, name));
                 } else if (isForbidden(name)) {

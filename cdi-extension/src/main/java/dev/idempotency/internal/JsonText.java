@@ -29,13 +29,8 @@ public final class JsonText {
                 default -> {
                     if (c < 0x20) {
                         unicodeEscape(c, out);
-                    } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
-                            && Character.isLowSurrogate(text.charAt(i + 1))) {
-                        out.append(c).append(text.charAt(++i));
-                    } else if (Character.isSurrogate(c)) {
-                        unicodeEscape(c, out);
                     } else {
-                        out.append(c);
+                        i = appendEscapingLoneSurrogate(text, i, out);
                     }
                 }
             }
@@ -61,16 +56,28 @@ public final class JsonText {
         }
         StringBuilder out = new StringBuilder(json.length() + 8).append(json, 0, i);
         for (; i < json.length(); i++) {
-            char c = json.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < json.length() && Character.isLowSurrogate(json.charAt(i + 1))) {
-                out.append(c).append(json.charAt(++i));
-            } else if (Character.isSurrogate(c)) {
-                unicodeEscape(c, out);
-            } else {
-                out.append(c);
-            }
+            i = appendEscapingLoneSurrogate(json, i, out);
         }
         return out.toString();
+    }
+
+    /**
+     * Appends the character at {@code i}: a surrogate pair as it is, a lone surrogate escaped.
+     *
+     * @return the index of the last character appended ({@code i + 1} after a pair)
+     */
+    private static int appendEscapingLoneSurrogate(String text, int i, StringBuilder out) {
+        char c = text.charAt(i);
+        if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+            out.append(c).append(text.charAt(i + 1));
+            return i + 1;
+        }
+        if (Character.isSurrogate(c)) {
+            unicodeEscape(c, out);
+        } else {
+            out.append(c);
+        }
+        return i;
     }
 
     private static void unicodeEscape(char c, StringBuilder out) {

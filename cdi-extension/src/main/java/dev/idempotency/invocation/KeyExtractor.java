@@ -118,7 +118,7 @@ public final class KeyExtractor {
      *     {@code Object}, a class that is not final) are looked at per call, and so are records' own
      *     components ({@link #OPEN_COMPONENTS})
      */
-    private static boolean declaredTypeDecides(Class<?> declared) {
+    static boolean declaredTypeDecides(Class<?> declared) {
         return declared.isPrimitive() || declared.isArray() || declared.isEnum() || Modifier.isFinal(declared.getModifiers());
     }
 
@@ -127,7 +127,7 @@ public final class KeyExtractor {
      *     toString() is the implicit one, which javac makes final (one the record declares itself
      *     says what it says)
      */
-    private static boolean textOfComponents(Class<?> type) {
+    static boolean textOfComponents(Class<?> type) {
         if (!type.isRecord()) {
             return false;
         }

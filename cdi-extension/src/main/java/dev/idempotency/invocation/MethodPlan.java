@@ -55,6 +55,24 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         }
     };
 
+    /** How a class is named in the fingerprint, decided once per class (reflection kept off the per-call path). */
+    private static final ClassValue<Naming> NAMING = new ClassValue<>() {
+        @Override
+        protected Naming computeValue(Class<?> type) {
+            return Naming.of(type);
+        }
+    };
+
+    /** Whether a declared type is the JDK's or a Jakarta specification's, once per class. */
+    private static final ClassValue<Boolean> PLATFORM = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            String name = type.getName();
+            return type.isPrimitive() || name.startsWith("java.") || name.startsWith("javax.")
+                    || name.startsWith("jakarta.");
+        }
+    };
+
     /** Whether two values of a class may share their text (asked per call for {@link #openKeys}). */
     private static final ClassValue<Boolean> TEXT_MAY_BE_SHARED = new ClassValue<>() {
         @Override
@@ -87,8 +105,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
                 boolean itsTextIsTheKey = keyIndices.contains(i) && !textMayBeShared(types[i]);
                 if (!injected && !itsTextIsTheKey && !types[i].getName().startsWith("jakarta.jms.")) {
                     indices.add(i);
-                } else if (!injected && itsTextIsTheKey && !types[i].isPrimitive() && !types[i].isArray()
-                        && !Modifier.isFinal(types[i].getModifiers())) {
+                } else if (!injected && itsTextIsTheKey && !KeyExtractor.declaredTypeDecides(types[i])) {
                     open.add(i);
                 }
             }
@@ -128,42 +145,43 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
      *     associations, cycles)
      */
     private static boolean textMayBeShared(Class<?> type) {
-        if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) {
-            return true;
-        }
-        if (!type.isRecord()) {
-            return false;
-        }
-        try {
-            return Modifier.isFinal(type.getMethod("toString").getModifiers()); // the implicit one
-        } catch (NoSuchMethodException e) {
-            return true;
-        }
+        return Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
+                || KeyExtractor.textOfComponents(type);
     }
 
     /**
-     * @param type an argument's class (an enum constant's body counts as its enum)
-     * @param declared its parameter's class
-     * @return whether its class is named in the fingerprint: an application's record or enum other
-     *     than the declared type, and a final class of its where the declared type is an
-     *     application's too (JSON-B writes no type, so two records of one interface with the same
-     *     components would be one request). Only classes whose name is the same on every node and
-     *     after a restart: not one that is not final (it may be a proxy generated under a name of
-     *     its own per JVM: a JPA provider's lazy entity, a CDI client proxy), a JDK proxy, an
-     *     anonymous or local class, nor a final class behind a type of the platform's
-     *     ({@code JsonObject}: a provider's implementing class differs between servers)
+     * When an argument's class is named in the fingerprint (JSON-B writes no type, so two records
+     * of one interface with the same components would be one request): an application's record or
+     * enum other than the declared type, and a final class of its where the declared type is an
+     * application's too. Only classes whose name is the same on every node and after a restart:
+     * not one that is not final (it may be a proxy generated under a name of its own per JVM: a
+     * JPA provider's lazy entity, a CDI client proxy), a JDK proxy, an anonymous or local class,
+     * nor a final class behind a type of the platform's ({@code JsonObject}: a provider's
+     * implementing class differs between servers).
      */
-    private static boolean namesItsClass(Class<?> type, Class<?> declared) {
-        boolean named = type.isRecord() || type.isEnum()
-                || (Modifier.isFinal(type.getModifiers()) && !platformType(declared));
-        return named && type != declared && !platformType(type) && !type.isAnonymousClass() && !type.isLocalClass()
-                && !type.isHidden() && !type.isSynthetic() && !Proxy.isProxyClass(type);
-    }
+    private enum Naming {
+        /** never named */
+        NEVER,
+        /** a record or an enum: named behind any other declared type */
+        ALWAYS,
+        /** a final class: named behind an application's declared type */
+        BEHIND_APPLICATION_TYPES;
 
-    /** @return whether the type is the JDK's or a Jakarta specification's */
-    private static boolean platformType(Class<?> type) {
-        String name = type.getName();
-        return type.isPrimitive() || name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jakarta.");
+        static Naming of(Class<?> type) {
+            if (PLATFORM.get(type) || type.isAnonymousClass() || type.isLocalClass() || type.isHidden()
+                    || type.isSynthetic() || Proxy.isProxyClass(type)) {
+                return NEVER;
+            }
+            if (type.isRecord() || type.isEnum()) {
+                return ALWAYS;
+            }
+            return Modifier.isFinal(type.getModifiers()) ? BEHIND_APPLICATION_TYPES : NEVER;
+        }
+
+        /** @return whether a value of this naming's class, behind {@code declared}, is named */
+        boolean behind(Class<?> type, Class<?> declared) {
+            return type != declared && (this == ALWAYS || (this == BEHIND_APPLICATION_TYPES && !PLATFORM.get(declared)));
+        }
     }
 
     /** @return the class an argument is named by: an enum constant with a body of its own counts as its enum */
@@ -181,26 +199,27 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         for (int i = 0; i < fingerprinted.length; i++) {
             Object argument = arguments[fingerprinted[i]];
             Class<?> type = argument == null ? null : namedClass(argument);
-            if (type != null && namesItsClass(type, fingerprintClasses[i])) {
+            if (type != null && NAMING.get(type).behind(type, fingerprintClasses[i])) {
                 hashing.add("class").add(type.getName()); // no JSON text is the bare word "class"
             }
-            try {
-                hashing.add(canons[i].apply(codec.write(argument, fingerprintTypes[i])));
-            } catch (RuntimeException e) {
-                throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, fingerprinted[i]), e);
-            }
+            addJson(hashing, codec, fingerprinted[i], argument, fingerprintTypes[i], canons[i]);
         }
         for (int index : openKeys) {
             Object key = arguments[index];
             if (key != null && TEXT_MAY_BE_SHARED.get(key.getClass())) {
-                try {
-                    hashing.add("key").add(String.valueOf(index)) // no JSON text is the bare word "key"
-                            .add(CANON_OF_CLASS.get(key.getClass()).apply(codec.write(key, key.getClass())));
-                } catch (RuntimeException e) {
-                    throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, index), e);
-                }
+                hashing.add("key").add(String.valueOf(index)); // no JSON text is the bare word "key"
+                addJson(hashing, codec, index, key, key.getClass(), CANON_OF_CLASS.get(key.getClass()));
             }
         }
         return hashing.finish();
+    }
+
+    /** Adds an argument's JSON, in one order, to the fingerprint; one JSON-B cannot write refuses the call. */
+    private void addJson(Hashing hashing, ResultCodec codec, int index, Object value, Type type, ArgumentCanon canon) {
+        try {
+            hashing.add(canon.apply(codec.write(value, type)));
+        } catch (RuntimeException e) {
+            throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, index), e);
+        }
     }
 }

@@ -189,20 +189,19 @@ public abstract class IdempotencySupportResource {
         if (body == null || body.isBlank()) {
             throw new BadSupportQuery("send a JSON object with \"endpoint\", \"caller\" and \"key\"");
         }
+        JsonValue value;
         try (JsonReader reader = Json.createReader(new StringReader(body))) {
-            JsonValue value = reader.readValue();
-            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
-                throw new BadSupportQuery("the body is JSON but no object; send {\"endpoint\":...,\"caller\":...,\"key\":...}");
-            }
-            return value.asJsonObject();
-        } catch (BadSupportQuery e) {
-            throw e;
+            value = reader.readValue();
         } catch (RuntimeException e) {
             // JsonException, and the parser's limits (Parsson: UnsupportedOperationException for a
             // number of more than 1,100 digits): the client's mistake either way
             throw new BadSupportQuery("the body is no JSON this server reads; send {\"endpoint\":...,\"caller\":...,"
                     + "\"key\":...}");
         }
+        if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw new BadSupportQuery("the body is JSON but no object; send {\"endpoint\":...,\"caller\":...,\"key\":...}");
+        }
+        return value.asJsonObject();
     }
 
     private static SupportQuery query(JsonObject question) {
