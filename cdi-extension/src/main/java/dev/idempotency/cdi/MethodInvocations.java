@@ -219,8 +219,9 @@ public class MethodInvocations {
 
     /**
      * A stage's outcome counts once the stage completed and, when the method ran in a
-     * transaction, the transaction committed: a rollback releases the key whatever the stage
-     * did, once it ended ({@link StageInTransaction}). A stage already complete when the method returns inside a transaction is handled like a
+     * transaction, the transaction committed: a rollback releases the key once the stage ended,
+     * unless the stage's own transaction (an asynchronous bean's) committed its work
+     * ({@link StageInTransaction}). A stage already complete when the method returns inside a transaction is handled like a
      * value (see {@link TransactionBinding#completeWithCommit}) or like a thrown failure.
      * A stage still running is marked executed with the transaction's commit: if it then fails, the
      * committed part stays executed (retries are told its result is not available), as for a

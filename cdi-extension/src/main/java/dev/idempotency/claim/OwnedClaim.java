@@ -225,7 +225,9 @@ public class OwnedClaim {
 
     /**
      * Closes the claim without storing an outcome or releasing the key: the transaction the work ran
-     * in ended in a way its manager cannot tell (it may have committed). What comes after (an HTTP
+     * in ended in a way its manager cannot tell (it may have committed), or part of the work
+     * committed in a transaction of its own while the rest rolled back (a stage an asynchronous
+     * bean completed, a method whose transaction then rolled back). What comes after (an HTTP
      * answer made of the commit's exception, the end of the request) then stores nothing: the
      * record stays as the store holds it, so that a retry is told the outcome is lost once a
      * committed mark's deadline passes, and never replays an answer that may not be the work's.

@@ -13,9 +13,12 @@ import dev.idempotency.spi.support.TransactionGuard;
  * start it a second time (a stage that never ends holds the key for its lease); a failed stage,
  * or a transaction whose end cannot be told, ends the claim once both ended (released, unless its
  * work was marked executed, which it was with the commit). A value the stage got inside a
- * transaction of the thread that completed it is stored only if that transaction commits. The
- * value is written as the stage ends, before its caller gets it: a caller that changes the object
- * it got changes nothing stored.
+ * transaction of the thread that completed it is stored only if that transaction commits; when
+ * that is a transaction other than the method's (an asynchronous bean's own) and it committed,
+ * the stage's work happened whatever the method's transaction does: rolled back, the key is kept
+ * as executed, without an answer to replay ({@link OwnedClaim#leaveUnsettled}), so that no retry
+ * makes the committed charge again. The value is written as the stage ends, before its caller
+ * gets it: a caller that changes the object it got changes nothing stored.
  */
 public final class StageInTransaction {
 
@@ -28,6 +31,8 @@ public final class StageInTransaction {
     private final OwnedClaim claim;
     private final Function<Object, StoredOutcome> outcome;
     private final TransactionGuard transactions;
+    /** The key of the transaction the method ran in, or {@code null}. */
+    private final Object methodTransaction;
     /** Whether the end of a transaction is awaited; known once {@link #awaitTransaction} was called. */
     private boolean awaiting = true;
     /** {@code null} until the transaction ended. */
@@ -35,16 +40,20 @@ public final class StageInTransaction {
     private boolean stageEnded;
     private StoredOutcome value;
     private Throwable failure;
+    /** Whether the stage's value was given in a transaction other than the method's, which committed. */
+    private boolean committedApart;
 
     /**
      * @param claim the claim to end
      * @param outcome how a stage's value is stored
      * @param transactions the guard over the transaction of the thread that completes the stage
+     *     (made on the method's thread, whose transaction it notes)
      */
     public StageInTransaction(OwnedClaim claim, Function<Object, StoredOutcome> outcome, TransactionGuard transactions) {
         this.claim = claim;
         this.outcome = outcome;
         this.transactions = transactions;
+        this.methodTransaction = transactions.transactionKey();
     }
 
     /**
@@ -80,9 +89,16 @@ public final class StageInTransaction {
         // Completed inside a transaction of the completing thread (an asynchronous bean's own, or the
         // method's, still running): the value stands only if that transaction commits; rolled back,
         // the stage counts as failed (the method's own transaction still decides the rest).
+        Object completing = failure == null ? transactions.transactionKey() : null;
+        boolean apart = completing != null && !completing.equals(methodTransaction);
         if (failure == null && transactions.whenTransactionEnds(end -> {
             switch (end) {
-                case COMMITTED -> settled(written, null);
+                case COMMITTED -> {
+                    if (apart) {
+                        committedApart();
+                    }
+                    settled(written, null);
+                }
                 case ROLLED_BACK -> settled(null, STAGE_ROLLED_BACK);
                 case UNKNOWN -> claim.leaveUnsettled();
             }
@@ -109,6 +125,10 @@ public final class StageInTransaction {
         return ended == TransactionGuard.End.ROLLED_BACK;
     }
 
+    private synchronized void committedApart() {
+        committedApart = true;
+    }
+
     private void settled(StoredOutcome value, Throwable failure) {
         synchronized (this) {
             this.stageEnded = true;
@@ -124,14 +144,18 @@ public final class StageInTransaction {
         boolean stageDone;
         StoredOutcome result;
         Throwable failed;
+        boolean workCommitted;
         synchronized (this) {
+            workCommitted = committedApart;
             transaction = ended;
             awaited = awaiting;
             stageDone = stageEnded;
             result = value;
             failed = failure;
         }
-        if (transaction == TransactionGuard.End.ROLLED_BACK && stageDone) {
+        if (transaction == TransactionGuard.End.ROLLED_BACK && stageDone && workCommitted) {
+            claim.leaveUnsettled(); // marked executed: the stage's own transaction committed its work
+        } else if (transaction == TransactionGuard.End.ROLLED_BACK && stageDone) {
             claim.releaseAfterRollback();
         } else if (!stageDone || (awaited && transaction == null)) {
             return; // the other end is still to come

@@ -406,6 +406,63 @@ class TransactionBindingTest {
     }
 
     @Test
+    void aStageCommittedInATransactionOfItsOwnIsNeverRunAgainWhenTheMethodsTransactionRollsBack() throws Exception {
+        // An asynchronous bean charged the card in a transaction of its own, which committed, and
+        // completed the stage; the method's transaction then rolled back. The key was released,
+        // and a retry charged the card a second time.
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        ledger.pending("p-10", result);
+        assertThat(other.submit(() -> {
+            jta.begin();
+            result.complete("charged");
+            return jta.commit();
+        }).get(5, TimeUnit.SECONDS)).isTrue();
+        jta.rollback();
+
+        assertThatThrownBy(() -> ledger.pending("p-10", CompletableFuture.completedFuture("charged again"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).as("the committed charge is not made again").isEqualTo(1);
+    }
+
+    @Test
+    void aStageCommittedInATransactionOfItsOwnAfterTheMethodsRolledBackIsNeverRunAgain() throws Exception {
+        // The other order: the method's transaction rolled back first, the asynchronous bean's
+        // committed after it.
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        ledger.pending("p-11", result);
+        jta.rollback();
+        assertThat(other.submit(() -> {
+            jta.begin();
+            result.complete("charged");
+            return jta.commit();
+        }).get(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> ledger.pending("p-11", CompletableFuture.completedFuture("charged again"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).as("the committed charge is not made again").isEqualTo(1);
+    }
+
+    @Test
+    void aStageWhoseOwnTransactionRolledBackTooIsReleased() throws Exception {
+        // Nothing committed anywhere: the retry runs.
+        CompletableFuture<String> result = new CompletableFuture<>();
+        jta.begin();
+        ledger.pending("p-12", result);
+        other.submit(() -> {
+            jta.begin();
+            result.complete("charged");
+            jta.rollback();
+        }).get(5, TimeUnit.SECONDS);
+        jta.rollback();
+
+        assertThat(ledger.pending("p-12", CompletableFuture.completedFuture("ran again")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)).isEqualTo("ran again");
+        assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    @Test
     void aStagesValueIsStoredAsItWasWhenItsCallerGotIt() throws Exception {
         // Stored at the commit, after the caller had the value: what the caller changed meanwhile
         // was replayed.
