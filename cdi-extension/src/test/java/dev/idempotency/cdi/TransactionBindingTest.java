@@ -413,16 +413,10 @@ class TransactionBindingTest {
         CompletableFuture<String> result = new CompletableFuture<>();
         jta.begin();
         ledger.pending("p-10", result);
-        assertThat(other.submit(() -> {
-            jta.begin();
-            result.complete("charged");
-            return jta.commit();
-        }).get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(completedInATransactionOfItsOwn(result, true)).isTrue();
         jta.rollback();
 
-        assertThatThrownBy(() -> ledger.pending("p-10", CompletableFuture.completedFuture("charged again"))
-                .toCompletableFuture().get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyException.class);
-        assertThat(ledger.executions()).as("the committed charge is not made again").isEqualTo(1);
+        assertNotChargedAgain("p-10");
     }
 
     @Test
@@ -433,15 +427,9 @@ class TransactionBindingTest {
         jta.begin();
         ledger.pending("p-11", result);
         jta.rollback();
-        assertThat(other.submit(() -> {
-            jta.begin();
-            result.complete("charged");
-            return jta.commit();
-        }).get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(completedInATransactionOfItsOwn(result, true)).isTrue();
 
-        assertThatThrownBy(() -> ledger.pending("p-11", CompletableFuture.completedFuture("charged again"))
-                .toCompletableFuture().get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyException.class);
-        assertThat(ledger.executions()).as("the committed charge is not made again").isEqualTo(1);
+        assertNotChargedAgain("p-11");
     }
 
     @Test
@@ -450,16 +438,31 @@ class TransactionBindingTest {
         CompletableFuture<String> result = new CompletableFuture<>();
         jta.begin();
         ledger.pending("p-12", result);
-        other.submit(() -> {
-            jta.begin();
-            result.complete("charged");
-            jta.rollback();
-        }).get(5, TimeUnit.SECONDS);
+        completedInATransactionOfItsOwn(result, false);
         jta.rollback();
 
         assertThat(ledger.pending("p-12", CompletableFuture.completedFuture("ran again")).toCompletableFuture()
                 .get(5, TimeUnit.SECONDS)).isEqualTo("ran again");
         assertThat(ledger.executions()).isEqualTo(2);
+    }
+
+    /** Completes the stage on another thread, inside a transaction of that thread's own (an asynchronous bean's). */
+    private boolean completedInATransactionOfItsOwn(CompletableFuture<String> result, boolean commit) throws Exception {
+        return other.submit(() -> {
+            jta.begin();
+            result.complete("charged");
+            if (commit) {
+                return jta.commit();
+            }
+            jta.rollback();
+            return false;
+        }).get(5, TimeUnit.SECONDS);
+    }
+
+    private void assertNotChargedAgain(String key) {
+        assertThatThrownBy(() -> ledger.pending(key, CompletableFuture.completedFuture("charged again"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IdempotencyException.class);
+        assertThat(ledger.executions()).as("the committed charge is not made again").isEqualTo(1);
     }
 
     @Test
