@@ -238,8 +238,10 @@ public class MethodInvocations {
             if (!done.isCompletedExceptionally()) {
                 try {
                     completeOnCommit(binding, owned, outcome(owned, plan, done.join()));
-                } catch (IdempotencyConflictException lost) {
-                    return CompletableFuture.failedFuture(lost);
+                } catch (RuntimeException notStored) {
+                    // taken over, or the store failed: the transaction is marked rollback-only, and
+                    // the caller, written for a stage, is told through it
+                    return CompletableFuture.failedFuture(notStored);
                 }
             } else if (!binding.releaseAfterFailure(owned)) {
                 return CompletableFuture.failedFuture(owned.takenOver());
