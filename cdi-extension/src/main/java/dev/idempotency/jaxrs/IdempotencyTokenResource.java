@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
 
 import dev.idempotency.IdempotencyTokens;
 import dev.idempotency.IssuedToken;
@@ -50,6 +51,9 @@ public abstract class IdempotencyTokenResource {
     @Context
     HttpHeaders headers;
 
+    @Context
+    UriInfo uri;
+
     /**
      * Issues a token to the caller.
      *
@@ -59,7 +63,8 @@ public abstract class IdempotencyTokenResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response issue() {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
-        if (CrossSiteRequests.fromAnotherSite(headers, runtime.settings().tokenAllowedOrigins())) {
+        if (CrossSiteRequests.fromAnotherSite(headers, uri.getRequestUri().getScheme(),
+                runtime.settings().tokenAllowedOrigins())) {
             return ProblemResponses.of(IdempotencyProblem.CROSS_SITE_TOKEN_REQUEST, "This request was sent by a page of"
                     + " another site; tokens are issued to the application's own pages and to clients that are not"
                     + " browsers.");

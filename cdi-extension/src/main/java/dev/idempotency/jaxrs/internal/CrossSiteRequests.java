@@ -23,8 +23,9 @@ import dev.idempotency.config.WebOrigin;
  * (a plain-http site, an older browser): the {@code Origin} decides: it must be the host the
  * request was sent to ({@code Host}, or the host a proxy says the browser used:
  * {@code X-Forwarded-Host}, {@code Forwarded: host=}, headers a page cannot add to a request
- * without the application's CORS consent); none at all is no browser's cross-origin request,
- * except with {@code same-site}.</li>
+ * without the application's CORS consent), and not a plain-http page's where the browser sent the
+ * request over https; none at all is no browser's cross-origin request, except with
+ * {@code same-site}.</li>
  * </ul>
  *
  * Origins listed in {@code idempotency.tokens.allowed-origins} (a single-page application served
@@ -37,10 +38,11 @@ public final class CrossSiteRequests {
 
     /**
      * @param headers the request's headers
+     * @param scheme the scheme the request reached the server with ({@code http} or {@code https})
      * @param allowedOrigins the origins allowed across sites, each in {@link WebOrigin}'s one form
      * @return whether a page of another origin sent the request
      */
-    public static boolean fromAnotherSite(HttpHeaders headers, Set<String> allowedOrigins) {
+    public static boolean fromAnotherSite(HttpHeaders headers, String scheme, Set<String> allowedOrigins) {
         List<String> origins = headers.getRequestHeader("Origin");
         boolean noOrigin = origins == null || origins.isEmpty();
         Optional<String> origin = noOrigin || origins.size() != 1 ? Optional.empty()
@@ -66,14 +68,26 @@ public final class CrossSiteRequests {
         }
         // An opaque origin ("null": a sandboxed frame, a data: page), repeated or malformed: no
         // page of this application sent it.
-        return origin.isEmpty() || !sentTo(origin.get(), headers);
+        return origin.isEmpty() || !sentTo(origin.get(), headers) || downgraded(origin.get(), scheme, headers);
+    }
+
+    /**
+     * @return whether a plain-http page sent a request the browser made over https (as the server
+     *     saw it, or as a proxy ending TLS says: {@code X-Forwarded-Proto}, {@code Forwarded: proto=}):
+     *     anyone on the network path can write such a page. The other way (an https page, a proxy
+     *     that does not say the scheme) is the application's own page.
+     */
+    private static boolean downgraded(String origin, String scheme, HttpHeaders headers) {
+        return origin.startsWith("http:") && ("https".equalsIgnoreCase(scheme)
+                || "https".equalsIgnoreCase(first(headers.getHeaderString("X-Forwarded-Proto")))
+                || "https".equalsIgnoreCase(forwarded(headers.getHeaderString("Forwarded"), "proto")));
     }
 
     /** @return whether the request was sent to the origin's host: as it arrived, or as a proxy in front says */
     private static boolean sentTo(String origin, HttpHeaders headers) {
         return sameAuthority(origin, headers.getHeaderString(HttpHeaders.HOST))
                 || sameAuthority(origin, first(headers.getHeaderString("X-Forwarded-Host")))
-                || sameAuthority(origin, forwardedHost(headers.getHeaderString("Forwarded")));
+                || sameAuthority(origin, forwarded(headers.getHeaderString("Forwarded"), "host"));
     }
 
     private static boolean sameAuthority(String origin, String host) {
@@ -89,15 +103,15 @@ public final class CrossSiteRequests {
         return (comma < 0 ? values : values.substring(0, comma)).trim();
     }
 
-    /** @return the {@code host} parameter of RFC 7239's first element */
-    private static String forwardedHost(String forwarded) {
+    /** @return a parameter ({@code host}, {@code proto}) of RFC 7239's first element */
+    private static String forwarded(String forwarded, String parameter) {
         String element = first(forwarded);
         if (element == null) {
             return null;
         }
         for (String pair : element.split(";")) {
             int equals = pair.indexOf('=');
-            if (equals > 0 && pair.substring(0, equals).trim().equalsIgnoreCase("host")) {
+            if (equals > 0 && pair.substring(0, equals).trim().equalsIgnoreCase(parameter)) {
                 String value = pair.substring(equals + 1).trim();
                 return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
                         ? value.substring(1, value.length() - 1) : value;

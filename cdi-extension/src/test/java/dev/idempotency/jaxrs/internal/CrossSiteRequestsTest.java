@@ -60,6 +60,23 @@ class CrossSiteRequestsTest {
     }
 
     @Test
+    void aPlainHttpPageOfTheSameHostCannotSpendTokensOfAnHttpsApplication() {
+        // Anyone on the network path can write a plain-http page of the host (an injected script):
+        // its Origin named the host, and the request passed.
+        assertThat(fromAnotherSiteOver("https", NONE, "Host", "shop.example", "Origin", "http://shop.example")).isTrue();
+        assertThat(fromAnotherSiteOver("https", NONE, "Host", "shop.example", "Sec-Fetch-Site", "same-site",
+                "Origin", "http://shop.example")).isTrue();
+        assertThat(fromAnotherSiteOver("http", NONE, "Host", "app:8080", "Origin", "http://shop.example",
+                "X-Forwarded-Host", "shop.example", "X-Forwarded-Proto", "https")).as("TLS ended at a proxy").isTrue();
+        assertThat(fromAnotherSiteOver("http", NONE, "Host", "app:8080", "Origin", "http://shop.example",
+                "Forwarded", "host=shop.example;proto=https")).isTrue();
+        assertThat(fromAnotherSiteOver("https", NONE, "Host", "shop.example", "Origin", "https://shop.example")).isFalse();
+        assertThat(fromAnotherSiteOver("http", NONE, "Host", "app:8080", "Origin", "https://shop.example",
+                "X-Forwarded-Host", "shop.example")).as("a proxy that does not say the scheme: the https page").isFalse();
+        assertThat(fromAnotherSiteOver("http", NONE, "Host", "localhost:8080", "Origin", "http://localhost:8080")).isFalse();
+    }
+
+    @Test
     void aClientThatIsNoBrowserSendsNeither() {
         assertThat(fromAnotherSite(NONE, "Host", "shop.example")).isFalse();
     }
@@ -88,6 +105,10 @@ class CrossSiteRequestsTest {
     }
 
     private static boolean fromAnotherSite(Set<String> allowed, String... headers) {
+        return fromAnotherSiteOver("http", allowed, headers);
+    }
+
+    private static boolean fromAnotherSiteOver(String scheme, Set<String> allowed, String... headers) {
         Map<String, List<String>> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (int i = 0; i < headers.length; i += 2) {
             values.computeIfAbsent(headers[i], name -> new ArrayList<>()).add(headers[i + 1]);
@@ -99,6 +120,6 @@ class CrossSiteRequestsTest {
                             ? String.join(",", values.get((String) args[0])) : null;
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
-        return CrossSiteRequests.fromAnotherSite(fake, allowed);
+        return CrossSiteRequests.fromAnotherSite(fake, scheme, allowed);
     }
 }
