@@ -103,20 +103,9 @@ public final class CrossSiteRequests {
         return (comma < 0 ? values : values.substring(0, comma)).trim();
     }
 
-    /** @return a parameter ({@code host}, {@code proto}) of RFC 7239's first element */
+    /** @return a parameter ({@code host}, {@code proto}) of RFC 7239's first element (the first, if named twice) */
     private static String forwarded(String forwarded, String parameter) {
-        String element = first(forwarded);
-        if (element == null) {
-            return null;
-        }
-        for (String pair : element.split(";")) {
-            int equals = pair.indexOf('=');
-            if (equals > 0 && pair.substring(0, equals).trim().equalsIgnoreCase(parameter)) {
-                String value = pair.substring(equals + 1).trim();
-                return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
-                        ? value.substring(1, value.length() - 1) : value;
-            }
-        }
-        return null;
+        List<String> values = HeaderParameters.of(first(forwarded), parameter);
+        return values.isEmpty() ? null : values.get(0);
     }
 }

@@ -112,32 +112,15 @@ final class MultipartBodies {
      *     bytes
      */
     static String boundary(String contentType) {
-        if (contentType == null) {
+        if (!HeaderParameters.mediaType(contentType).startsWith("multipart/")) {
             return null;
         }
-        String[] parameters = contentType.split(";");
-        if (!parameters[0].strip().toLowerCase(Locale.ROOT).startsWith("multipart/")) {
+        List<String> boundaries = HeaderParameters.ofMediaType(contentType, "boundary");
+        if (boundaries.size() != 1) {
             return null;
         }
-        String boundary = null;
-        for (int i = 1; i < parameters.length; i++) {
-            String parameter = parameters[i].strip();
-            int equals = parameter.indexOf('=');
-            if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase("boundary")) {
-                if (boundary != null) {
-                    return null;
-                }
-                String value = parameter.substring(equals + 1).strip();
-                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-                    value = value.substring(1, value.length() - 1).replaceAll("\\\\(.)", "$1");
-                }
-                if (value.isEmpty() || value.length() > MAX_BOUNDARY) {
-                    return null;
-                }
-                boundary = value;
-            }
-        }
-        return boundary;
+        String boundary = boundaries.get(0);
+        return boundary.isEmpty() || boundary.length() > MAX_BOUNDARY ? null : boundary;
     }
 
     /** The first dash-boundary at the start of the body or of a line. */

@@ -94,6 +94,17 @@ public final class RequestFingerprint {
         return hash.finish();
     }
 
+    /**
+     * @param ofBody a request's fingerprint by its mode
+     * @param charsets the charsets its {@code Content-Type} declares (other than UTF-8 alone), as sent
+     * @return the fingerprint of the request read in those charsets
+     */
+    static String inCharsets(String ofBody, List<String> charsets) {
+        Hashing hash = Hashing.sha256().add("http-charset").add(String.valueOf(charsets.size()));
+        charsets.forEach(charset -> hash.add(charset.toLowerCase(java.util.Locale.ROOT)));
+        return hash.add(ofBody).finish();
+    }
+
     private static Hashing start(String mode, String method, String rawPath, String rawQuery) {
         return Hashing.sha256()
                 .add(mode)

@@ -13,7 +13,8 @@ import dev.idempotency.config.FingerprintRule;
  * One endpoint's way to fingerprint its requests, set up once from its {@link FingerprintRule}.
  * Every mode covers the method, the path and the query. An empty body is fingerprinted as bytes
  * in every mode that reads the body; so is a body the mode cannot read (not JSON, not multipart),
- * except that JSON endpoints refuse a body that is no JSON.
+ * except that JSON endpoints refuse a body that is no JSON. Every mode that reads the body also
+ * covers a {@code charset} the {@code Content-Type} declares other than UTF-8.
  */
 final class RequestFingerprinter {
 
@@ -65,6 +66,22 @@ final class RequestFingerprinter {
         if (rule.mode() == IdempotencyFingerprint.NONE) {
             return RequestFingerprint.withoutBody(method, rawPath, rawQuery);
         }
+        String ofBody = ofBody(method, rawPath, rawQuery, body, contentType, json);
+        List<String> charsets = body.length() == 0 ? List.of() : HeaderParameters.ofMediaType(contentType, "charset");
+        // The same bytes in another charset are another text to the method. UTF-8 (declared or
+        // not: JSON's only one) keeps the fingerprint it had before charsets counted.
+        if (ofBody == null || charsets.isEmpty() || (charsets.size() == 1 && utf8(charsets.get(0)))) {
+            return ofBody;
+        }
+        return RequestFingerprint.inCharsets(ofBody, charsets);
+    }
+
+    private static boolean utf8(String charset) {
+        return charset.equalsIgnoreCase("utf-8") || charset.equalsIgnoreCase("utf8");
+    }
+
+    private String ofBody(String method, String rawPath, String rawQuery, RequestBody body, String contentType,
+            JsonBodies.Parsed json) {
         if (body.length() > 0) {
             switch (rule.mode()) {
                 case JSON -> {

@@ -295,6 +295,42 @@ class FingerprintModesTest {
     }
 
     @Test
+    void theSameBytesInAnotherCharsetAreAnotherRequest() {
+        // "Zürich" in ISO-8859-1 is "Z\u00fcrich"; the same bytes read as windows-1251 are "Zьrich".
+        // The method reads the text its charset says; the fingerprint hashed the bytes alone, and
+        // the other city got the first one's answer.
+        Server server = library.server("create");
+        byte[] zurich = "{\"city\":\"Z\u00fcrich\"}".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        Answer first = server.send(post("/payments", zurich).key("k-1")
+                .header("Content-Type", "application/json; charset=ISO-8859-1"), created());
+        Answer otherCharset = server.send(post("/payments", zurich).key("k-1")
+                .header("Content-Type", "application/json; charset=windows-1251"), created());
+        Answer same = server.send(post("/payments", zurich).key("k-1")
+                .header("Content-Type", "application/json;charset=\"iso-8859-1\""), created());
+
+        assertThat(first.status).isEqualTo(201);
+        assertKeyReused(otherCharset);
+        assertReplayOf(first, same);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void utf8DeclaredOrNotIsOneRequest() {
+        // JSON is UTF-8 whatever the header says (RFC 8259), and so is a body that declares no
+        // charset here: fingerprints of such requests stay what they were before charsets counted.
+        Server server = library.server("create");
+        Answer first = server.send(post("/payments", ORDER).key("k-1").header("Content-Type", "application/json"),
+                created());
+        Answer utf8 = server.send(post("/payments", ORDER).key("k-1")
+                .header("Content-Type", "application/json; charset=UTF-8"), created());
+        Answer none = server.send(post("/payments", ORDER).key("k-1"), created());
+
+        assertReplayOf(first, utf8);
+        assertReplayOf(first, none);
+        assertThat(server.executions()).isEqualTo(1);
+    }
+
+    @Test
     void withFingerprintNoneTheKeyAloneDecidesWithinMethodPathAndQuery() {
         Server server = library.server("createByKeyAlone");
         Answer first = server.send(post("/payments", ORDER).key("k-1"), created());
