@@ -134,7 +134,7 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         }
         JsonBodies.Parsed json = jsonBodies == null ? null : jsonBodies.of(body);
         if (key == null) {
-            key = keys.fromBody(json);
+            key = keys.fromBody(json, request.getHeaderString(HttpHeaders.CONTENT_TYPE), policy.required());
             if (!admissible(request, key)) {
                 return;
             }

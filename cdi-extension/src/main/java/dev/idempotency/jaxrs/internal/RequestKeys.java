@@ -46,6 +46,10 @@ final class RequestKeys {
             return new Read(null, IdempotencyProblem.INVALID_KEY, detail);
         }
 
+        static Read unreadable(String detail) {
+            return new Read(null, IdempotencyProblem.UNREADABLE_BODY, detail);
+        }
+
         /** @return whether the request has no key at all */
         boolean missing() {
             return problem == IdempotencyProblem.MISSING_KEY;
@@ -81,10 +85,18 @@ final class RequestKeys {
 
     /**
      * @param json the request body as JSON
-     * @return the key at the pointer
+     * @param contentType the request's {@code Content-Type}, or {@code null}
+     * @param required whether the endpoint requires a key
+     * @return the key at the pointer; where a key is optional, a body declared JSON that cannot be
+     *     read as JSON (malformed, or nested deeper than the parser goes) is unreadable, not
+     *     keyless: it may hold a key, and must never run unclaimed
      */
-    Read fromBody(JsonBodies.Parsed json) {
+    Read fromBody(JsonBodies.Parsed json, String contentType, boolean required) {
         JsonValue document = json.value();
+        if (document == null && !required && declaredJson(contentType)) {
+            return Read.unreadable("This endpoint takes its idempotency key from the JSON body at " + pointer
+                    + ", and the body, declared JSON, could not be read as JSON; nothing was executed.");
+        }
         if (document == null) {
             return Read.missing("This endpoint takes its idempotency key from the JSON body at " + pointer
                     + ", and the body is not JSON.");
@@ -119,6 +131,12 @@ final class RequestKeys {
             }
         }
         return new Read(key, null, null);
+    }
+
+    /** @return whether the media type is JSON's: {@code application/json} or a {@code +json} type */
+    private static boolean declaredJson(String contentType) {
+        String type = HeaderParameters.mediaType(contentType);
+        return type.equals("application/json") || type.endsWith("+json");
     }
 
     /**

@@ -238,6 +238,28 @@ class WebhookKeySourcesTest {
     }
 
     @Test
+    void whereAKeyInTheBodyIsOptionalABodyDeclaredJsonThatCannotBeReadIsRefusedNotRunUnclaimed() {
+        // Nested deeper than the JSON-P parser goes (1,000 levels), the body was taken for no JSON,
+        // so for a request without a key: every redelivery of the event ran again, unclaimed.
+        Server server = library.server("bodyKeyIfAny");
+        String deep = "{\"data\":{\"id\":\"x-2\"},\"trace\":" + "[".repeat(1_500) + "]".repeat(1_500) + "}";
+
+        Answer first = server.send(post("/hooks/any", deep).header("Content-Type", "application/json"), receiver());
+        Answer redelivered = server.send(post("/hooks/any", deep).header("Content-Type", "application/cloudevents+json"),
+                receiver());
+        Answer malformed = server.send(post("/hooks/any", "{\"data\":{\"id\":\"x-3\"}")
+                .header("Content-Type", "application/json; charset=utf-8"), receiver());
+
+        for (Answer answer : List.of(first, redelivered, malformed)) {
+            assertThat(answer.status).as(answer.toString()).isEqualTo(400);
+            assertThat(answer.problemType()).isEqualTo("unreadable-body");
+        }
+        assertThat(server.executions()).isZero();
+        assertThat(server.send(post("/hooks/any", "ping").header("Content-Type", "text/plain"), receiver()).status)
+                .as("a body declared as something else runs unclaimed, as before").isEqualTo(200);
+    }
+
+    @Test
     void theMethodStillGetsTheWholeBodyItsKeyWasReadFrom() {
         Server server = library.server("stripe");
 
