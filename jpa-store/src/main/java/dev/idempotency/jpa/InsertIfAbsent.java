@@ -78,6 +78,15 @@ final class InsertIfAbsent {
         }
     }
 
+    /** Thrown when the probe's row was written and the entity's own table could not be read. */
+    private static final class EntitysTableUnreadable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        EntitysTableUnreadable(RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
     /**
      * Whether this statement, naming the table unqualified as the statements on the datasource do
      * too, writes the table the entity is mapped to: an application's unit may map its tables to
@@ -96,13 +105,25 @@ final class InsertIfAbsent {
         try {
             transactions.inNewTransaction(em -> {
                 insert(em, probe, "probe", probe, any, any, any);
-                long seen = em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key", Long.class)
-                        .setParameter("key", probe).getSingleResult();
+                long seen;
+                try {
+                    seen = em.createQuery("SELECT COUNT(r) FROM IdempotencyRecordEntity r WHERE r.key = :key", Long.class)
+                            .setParameter("key", probe).getSingleResult();
+                } catch (RuntimeException entitysTable) {
+                    throw new EntitysTableUnreadable(entitysTable);
+                }
                 throw new ProbeSeen(seen == 1);
             });
         } catch (OwnTransactionsExhausted busy) {
             throw busy;
         } catch (RuntimeException e) {
+            Optional<Throwable> unreadable = Causes.find(e, EntitysTableUnreadable.class::isInstance);
+            if (unreadable.isPresent() && DatabaseClock.unknownSql(unreadable.get())) {
+                // the statement reached a table; the entity's own is what is missing (or refused)
+                LOG.log(Level.WARNING, unreadable.get().getCause(),
+                        () -> JpaMessages.entitysTableUnreadable(unreadable.get().getCause().getMessage()));
+                return false;
+            }
             Optional<Throwable> answer = Causes.find(e, ProbeSeen.class::isInstance);
             if (answer.isPresent()) {
                 boolean seen = ((ProbeSeen) answer.get()).seen;

@@ -114,6 +114,18 @@ final class JpaMessages {
     }
 
     /**
+     * IDEMP0515 (WARNING, on the store's first claims): the table the entity is mapped to cannot be
+     * read (it does not exist where the mapping puts it, or the database refuses it), while the
+     * store's statements reach a table of that name: every claim through the entity fails.
+     */
+    static String entitysTableUnreadable(String why) {
+        return "IDEMP0515: the JPA store cannot read the table its entity IdempotencyRecordEntity is mapped to ("
+                + why + "), though its statements reach a table idempotency_record where the connection's search_path"
+                + " looks; claims will fail until it can: create the table where the unit maps it (the shipped DDL),"
+                + " or correct the mapping's schema (an orm.xml's persistence-unit-defaults)";
+    }
+
+    /**
      * IDEMP0513 (WARNING, once): the datasource named for the store's unit does not reach the
      * entity manager's table (or cannot tell); claims and completions keep to transactions.
      */

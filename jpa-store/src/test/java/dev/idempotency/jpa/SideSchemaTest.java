@@ -1,12 +1,18 @@
 package dev.idempotency.jpa;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
@@ -17,6 +23,7 @@ import dev.idempotency.jpa.testing.PooledDataSource;
 import dev.idempotency.jpa.testing.ResourceLocalTransactions;
 import dev.idempotency.jpa.testing.ShippedDdl;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.RecordState;
 
 /**
@@ -63,6 +70,56 @@ class SideSchemaTest {
                     .isInstanceOf(ClaimResult.Existing.class);
         } finally {
             factory.close();
+        }
+    }
+
+    @Test
+    void aMappedTableThatIsMissingIsReportedAsTheEntitysNotTheSearchPaths() throws Exception {
+        // The probe's row went into the table the search_path finds; the entity's own table was
+        // missing, and the warning sent the operator to the search_path, which was fine.
+        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS idem_side");
+            statement.execute("DROP TABLE IF EXISTS idem_side.idempotency_record");
+            statement.execute("SET search_path TO public");
+            ShippedDdl.recreate(statement, "postgresql.sql");
+        }
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                warnings.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(InsertIfAbsent.class.getName());
+        logger.addHandler(handler);
+        EntityManagerFactory factory = Persistence.createEntityManagerFactory("idempotency-test-side-schema", Map.of(
+                "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
+                "jakarta.persistence.jdbc.password", "", "eclipselink.session-name", "idempotency-test-side-schema-missing"));
+        try (PooledDataSource dataSource = new PooledDataSource(URL, "postgres")) {
+            JpaRecords onARequestsPath = new JpaRecords(new ResourceLocalTransactions(factory, dataSource));
+
+            assertThatThrownBy(() -> onARequestsPath.claim("side-missing-" + System.nanoTime(), "fp", LEASE))
+                    .as("no table where the entity is mapped: no claim").isInstanceOf(IdempotencyStoreException.class);
+            assertThat(warnings).extracting(LogRecord::getMessage)
+                    .anySatisfy(message -> assertThat(message).startsWith("IDEMP0515: the JPA store cannot read the table"))
+                    .noneSatisfy(message -> assertThat(message).contains("search_path has no idempotency_record table"));
+        } finally {
+            logger.removeHandler(handler);
+            factory.close();
+            try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                    Statement statement = connection.createStatement()) {
+                statement.execute("SET search_path TO idem_side");
+                ShippedDdl.recreate(statement, "postgresql.sql");
+            }
         }
     }
 }
