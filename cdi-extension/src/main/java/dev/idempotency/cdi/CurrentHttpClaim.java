@@ -62,6 +62,9 @@ public class CurrentHttpClaim {
         }
         StoredOutcome unwritten = claim.isOpen() ? claim.unwrittenAnswer("the request ended before the body was written")
                 : null;
+        if (unwritten == null && claim.isOpen()) {
+            unwritten = claim.returnedUnanswered("the request ended before the answer reached the response filter");
+        }
         if (unwritten != null) {
             claim.complete(unwritten);
             return;

@@ -41,6 +41,9 @@ public class HttpInvocations {
         // Mark the work done unless it goes on after the method returned (an async endpoint, a
         // stage) or its answer releases the claim (a 5xx Response).
         binding.bind(claim, !stage && !claim.asyncEndpoint() && !claim.releasedBy(result), null);
+        if (!stage && !claim.asyncEndpoint()) {
+            claim.returned(result); // the method ran, whatever the container answers in its place
+        }
         if (stage) {
             CompletionStage<?> released = TransactionBinding.releasedOnFailure(claim, (CompletionStage<?>) result);
             return context.getMethod().getReturnType().isInstance(released) ? released : result;

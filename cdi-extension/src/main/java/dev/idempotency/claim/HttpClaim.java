@@ -26,6 +26,8 @@ public final class HttpClaim extends OwnedClaim {
     private volatile boolean entered;
     private volatile boolean passedFilters;
     private volatile boolean runsUnseen;
+    /** The status of the answer a synchronous method returned, or {@code 0}. */
+    private volatile int returned;
 
     /**
      * @param store where the claim lives
@@ -98,6 +100,49 @@ public final class HttpClaim extends OwnedClaim {
      */
     public boolean passedFilters() {
         return passedFilters;
+    }
+
+    /**
+     * Notes the answer a synchronous resource method returned (called by the interceptor): whatever
+     * the container answers after it, the method ran.
+     *
+     * @param result what it returned: a {@link Response}, an entity ({@code 200}), or
+     *     {@code null} ({@code 204})
+     */
+    public void returned(Object result) {
+        returned = result instanceof Response response ? response.getStatus() : result == null ? 204 : 200;
+    }
+
+    /**
+     * The container's server error in place of the answer the method returned, which never reached
+     * the response filter that picks answers for storing (an application's response filter that
+     * runs before it threw): the method's work is done, so it is stored without its body, under
+     * the method's status (retries get {@code 410 response-not-stored}), instead of the key being
+     * released or the error page stored as its answer. Logged ({@code IDEMP0325}).
+     *
+     * @param status the status the container answers with
+     * @return the outcome to store, or {@code null} when this is no such error (or the method's
+     *     own answer was a server error)
+     */
+    public StoredOutcome answerReplacedBy(int status) {
+        return status < 500 ? null
+                : returnedUnanswered("the container answered " + status + " before the answer reached the response filter");
+    }
+
+    /**
+     * As {@link #answerReplacedBy}, for a request that ended without the library's response filter
+     * having seen the method's answer (the container answered without the filters).
+     *
+     * @param why what happened instead, for the log
+     * @return the outcome to store, or {@code null} when the method returned no answer (or a server error)
+     */
+    public StoredOutcome returnedUnanswered(String why) {
+        int answered = returned;
+        if (answered == 0 || answered >= 500) {
+            return null;
+        }
+        LOG.warning(Messages.responseNotWritten(policy().endpoint(), answered, why));
+        return StoredOutcome.withoutBody(answered, Map.of());
     }
 
     /**

@@ -165,6 +165,24 @@ class CurrentHttpClaimScopeTest {
         assertThat(kept.outcome().bodyStored()).isFalse();
     }
 
+    /**
+     * The method returned, and no response filter of the library ran after it (an application's
+     * response filter threw, and the container answered without the filters): the request ended
+     * with the claim open, which was released, and a retry ran the work again.
+     */
+    @Test
+    void anAnswerTheMethodReturnedThatNoFilterSawIsStoredWithoutItsBodyWhenTheRequestEnds() {
+        inRequest(current -> {
+            current.set(claim("returned"));
+            current.take(pay, new Payments()).returned(jakarta.ws.rs.core.Response.status(201).build());
+        });
+
+        IdempotencyRecord kept = store.find("returned").orElseThrow();
+        assertThat(kept.state()).as("not released: a retry must not run it again").isEqualTo(RecordState.COMPLETED);
+        assertThat(kept.outcome().status()).isEqualTo(201);
+        assertThat(kept.outcome().bodyStored()).isFalse();
+    }
+
     @Test
     void eachRequestHasAHolderOfItsOwn() {
         HttpClaim first = claim("first");

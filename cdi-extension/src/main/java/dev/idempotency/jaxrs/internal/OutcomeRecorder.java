@@ -96,6 +96,13 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             transactions.storeWhenCommitted(claim, unwritten);
             return;
         }
+        // The method returned an answer this filter never saw: an application's response filter
+        // before this one threw, and the container answers with its error instead.
+        StoredOutcome replaced = claim.answerReplacedBy(status);
+        if (replaced != null) {
+            notWritten(claim, replaced);
+            return;
+        }
         if (!claim.passedFilters()
                 || (knowsWhetherMethodRan && !claim.runsUnseen() && !claim.entered() && status >= 400)) {
             // Answered before the method ran: by a later request filter, whatever the status (a
@@ -147,14 +154,9 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             // told the response was lost, as after a crash); any other is recorded as an answer
             // whose body was not stored, and so is work marked in a transaction still running (one
             // spanning the request), whose rollback must still give the key back.
-            if (!capture.overflowed()) {
-                if (claim.isOpen() && (!claim.executed() || transactions.transactions().active())) {
-                    LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
-                    transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
-                            replayable(context)));
-                } else {
-                    claim.release();
-                }
+            if (!capture.overflowed() && claim.isOpen()) {
+                LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
+                notWritten(claim, StoredOutcome.withoutBody(claim.status(), replayable(context)));
             }
             throw e;
         } finally {
@@ -164,6 +166,20 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             transactions.storeWhenCommitted(claim, StoredOutcome.of(claim.status(),
                     replayable(context), capture.heldBytes()));
             capture.release();
+        }
+    }
+
+    /**
+     * Ends the claim of work done whose answer was not written: recorded as an answer without its
+     * body; but work marked executed in the transaction that committed it keeps its mark (retries
+     * are told the response was lost, as after a crash), unless that transaction still runs (one
+     * spanning the request), whose rollback must still give the key back.
+     */
+    private void notWritten(HttpClaim claim, StoredOutcome withoutBody) {
+        if (!claim.executed() || transactions.transactions().active()) {
+            transactions.storeWhenCommitted(claim, withoutBody);
+        } else {
+            claim.release();
         }
     }
 

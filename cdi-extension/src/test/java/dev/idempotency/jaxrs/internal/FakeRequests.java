@@ -494,6 +494,16 @@ final class FakeRequests {
                 return respond(error, -1);
             }
 
+            /**
+             * The method answers, and an application's response filter that runs before the
+             * recorder's (a higher priority) throws: the container maps the exception and answers
+             * {@code error} through the response filters again. The recorder never saw the answer.
+             */
+            Answer finishWithAnEarlierResponseFilterFailing(Function<String, Response> resource, Response error) {
+                run(resource);
+                return respond(error, -1);
+            }
+
             private Answer finish(Function<String, Response> resource, int failAfter) {
                 if (request.aborted != null) {
                     return respond(request.aborted, failAfter);
@@ -504,8 +514,9 @@ final class FakeRequests {
             /** @return the resource method's answer, the request filters passed and the CDI interceptor having taken the claim first */
             private Response run(Function<String, Response> resource) {
                 recorder.filter(request.context); // the last request filter: none aborted
+                HttpClaim taken = null;
                 if (endpoint.intercepted() && request.matched.getClass() != Payments.class) {
-                    request.scoped.take(endpoint.method(), new Payments()); // what the CDI interceptor does first
+                    taken = request.scoped.take(endpoint.method(), new Payments()); // what the CDI interceptor does first
                 }
                 String body;
                 try {
@@ -514,7 +525,11 @@ final class FakeRequests {
                     throw new AssertionError(e);
                 }
                 executions++;
-                return resource.apply(body);
+                Response answer = resource.apply(body);
+                if (taken != null && !endpoint.async()) {
+                    taken.returned(answer); // what the CDI interceptor does after a synchronous method returned
+                }
+                return answer;
             }
 
             private Answer respond(Response response, int failAfter) {

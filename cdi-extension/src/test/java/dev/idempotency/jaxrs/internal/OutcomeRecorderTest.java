@@ -168,6 +168,16 @@ class OutcomeRecorderTest {
         });
     }
 
+    /** A retry of a payment made whose answer was not stored: told so ({@code 410}), never paid again. */
+    private void assertPaidOnceAndNotStored(Server server) {
+        Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
+        assertThat(retry.status).as("the payment was made: it is not made again").isEqualTo(410);
+        assertThat(retry.problemType()).isEqualTo("response-not-stored");
+        assertThat(retry.problem().getString("detail")).contains("status 201");
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(library.store.calls("release")).isZero();
+    }
+
     /** Runs a test with the in-JVM stand-in for the server's transactions reachable, as on a server. */
     private static void withJta(Consumer<FakeJta> test) {
         FakeJta.install();
@@ -401,14 +411,42 @@ class OutcomeRecorderTest {
 
         Answer failed = server.start(payment()).finishWithoutWritingThenAnswer(answering(201, "paid: receipt 42"),
                 Response.serverError().build());
-        Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
-
         assertThat(failed.status).isEqualTo(500);
-        assertThat(retry.status).as("the payment was made: it is not made again").isEqualTo(410);
-        assertThat(retry.problemType()).isEqualTo("response-not-stored");
-        assertThat(retry.problem().getString("detail")).contains("status 201");
-        assertThat(server.executions()).isEqualTo(1);
-        assertThat(library.store.calls("release")).isZero();
+        assertPaidOnceAndNotStored(server);
+    }
+
+    /**
+     * The method answered {@code 201}; an application's response filter running before the
+     * recorder's threw, and the container answered {@code 500} through the filters again. The
+     * recorder never saw the {@code 201}: it took the {@code 500} for the method's failure and gave
+     * the key back, and the retry paid again.
+     */
+    @Test
+    void aServerErrorFromAnEarlierResponseFilterAfterTheMethodAnsweredNeverLetsARetryRunItAgain() {
+        Server server = library.server("create");
+
+        Answer failed = server.start(payment()).finishWithAnEarlierResponseFilterFailing(answering(201, "paid: receipt 42"),
+                Response.serverError().entity("filter failed").build());
+        assertThat(failed.status).isEqualTo(500);
+        assertPaidOnceAndNotStored(server);
+    }
+
+    /** As above, for work committed in its transaction: the container's error page is not its answer. */
+    @Test
+    void aServerErrorFromAnEarlierResponseFilterIsNotStoredAsTheAnswerOfWorkThatCommitted() {
+        withJta(jta -> {
+            Server server = library.server("create");
+            Request first = payment();
+            jta.begin();
+            Answer failed = server.start(first).finishWithAnEarlierResponseFilterFailing(requestBody -> {
+                assertThat(first.claim().markExecuted()).isTrue(); // as the interceptor does in the transaction
+                return Response.status(201).entity("paid").build();
+            }, Response.serverError().entity("filter failed").build());
+            assertThat(jta.commit()).isTrue();
+
+            assertThat(failed.status).isEqualTo(500);
+            assertPaidOnceAndNotStored(server);
+        });
     }
 
     @Test
