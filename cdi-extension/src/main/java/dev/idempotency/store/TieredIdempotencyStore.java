@@ -189,22 +189,32 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (!completed) {
             releaseFront(key, frontOwner);
         } else if (!transactions.whenTransactionEnds(end -> {
-            // The back keeps the record for the retention from its completion, not from the
-            // commit: the copy ends with it, however long the transaction ran on.
-            Duration left = retention.minusNanos(nanoClock.getAsLong() - completedAt);
-            if (end == TransactionGuard.End.COMMITTED && !left.isNegative() && !left.isZero()) {
-                copyToFront(key, frontOwner, outcome, left);
-            } else if (end == TransactionGuard.End.COMMITTED) {
-                releaseFront(key, frontOwner); // the back's record ended already
+            if (end == TransactionGuard.End.COMMITTED) {
+                copyForWhatIsLeft(key, frontOwner, outcome, retention, completedAt);
             } else {
                 releaseFront(key, frontOwner); // the back decides: it may not have committed
             }
         })) {
             // No transaction: the back's completion is final already. In one, the back joined it,
             // and the front may only show what committed.
-            copyToFront(key, frontOwner, outcome, retention);
+            copyForWhatIsLeft(key, frontOwner, outcome, retention, completedAt);
         }
         return completed;
+    }
+
+    /**
+     * Copies a completed outcome to the front for what is left of the back's retention: the back
+     * keeps its record for the retention from its completion, not from the commit nor from its own
+     * answer (a commit of its own that stalled), and the copy ends with it.
+     */
+    private void copyForWhatIsLeft(String key, String frontOwner, StoredOutcome outcome, Duration retention,
+            long completedAt) {
+        Duration left = retention.minusNanos(nanoClock.getAsLong() - completedAt);
+        if (!left.isNegative() && !left.isZero()) {
+            copyToFront(key, frontOwner, outcome, left);
+        } else {
+            releaseFront(key, frontOwner); // the back's record ended already
+        }
     }
 
     @Override

@@ -38,6 +38,8 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         volatile boolean down;
         /** Run before each release (a slow one, in a test). */
         volatile Runnable beforeRelease = () -> { };
+        /** What happens after a completion fixed the record's end (a commit that stalls). */
+        volatile Runnable afterComplete = () -> { };
 
         Layer(IdempotencyStore delegate) {
             this.delegate = delegate;
@@ -59,7 +61,9 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
         @Override
         public boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
             call();
-            return delegate.complete(key, owner, outcome, retention);
+            boolean completed = delegate.complete(key, owner, outcome, retention);
+            afterComplete.run();
+            return completed;
         }
 
         @Override
@@ -122,6 +126,28 @@ class TieredIdempotencyStoreTest extends IdempotencyStoreContractTest {
             FakeJta.INSTANCE.forget();
             FakeJta.uninstall();
         }
+    }
+
+    @Test
+    void aCopyMadeAfterTheBackStalledOutsideATransactionEndsWithTheBacksRecord() {
+        // The back fixed its record's end, then stalled (a slow commit of its own); the front's copy,
+        // made after it, was kept for the whole retention from then, and replayed the answer for as
+        // long as the back had stalled, after the back had let the key go.
+        String key = freshKey();
+        Duration retention = Duration.ofMinutes(10);
+        String owner = ((ClaimResult.Acquired) tiered().claim(key, "fp", LONG, retention)).owner();
+        back.afterComplete = () -> elapse(Duration.ofSeconds(30));
+        try {
+            assertThat(tiered().complete(key, owner, sampleOutcome(), retention)).isTrue();
+        } finally {
+            back.afterComplete = () -> { };
+        }
+
+        elapse(retention.minusSeconds(30)); // the retention, from the back's completion
+        assertThat(back.find(key)).as("the back let the key go").isEmpty();
+        assertThat(tiered().find(key)).as("nothing replayed for a record the back no longer keeps").isEmpty();
+        assertThat(tiered().claim(key, "fp", LONG, retention)).as("a retry runs again")
+                .isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test
