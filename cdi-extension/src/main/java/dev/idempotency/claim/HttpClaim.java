@@ -113,6 +113,11 @@ public final class HttpClaim extends OwnedClaim {
         returned = result instanceof Response response ? response.getStatus() : result == null ? 204 : 200;
     }
 
+    /** @return whether the interceptor saw a synchronous method return an answer (it did not throw) */
+    public boolean returnedAnAnswer() {
+        return returned != 0;
+    }
+
     /**
      * The container's server error in place of the answer the method returned, which never reached
      * the response filter that picks answers for storing (an application's response filter that

@@ -18,6 +18,7 @@ import dev.idempotency.claim.TransactionBinding;
 import dev.idempotency.config.LibrarySettings;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.TransactionGuard;
 
 /**
  * The response side of the contract, and the endpoint's last request filter (which notes that no
@@ -113,7 +114,8 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             // created, Application.getSingletons()) its 4xx may be its answer (a declined
             // payment), stored like any other.
             claim.release();
-        } else if (status >= 500 && !claim.policy().pinServerErrors() && !claim.executed()) {
+        } else if (status >= 500 && !claim.policy().pinServerErrors() && !claim.executed()
+                && !threwInARunningTransaction(claim)) {
             if (!claim.asyncEndpoint()) {
                 claim.release();
             }
@@ -167,6 +169,19 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
                     replayable(context), capture.heldBytes()));
             capture.release();
         }
+    }
+
+    /**
+     * @return whether a synchronous method threw inside a transaction that still runs (one spanning
+     *     the request): its end decides, not the status a mapper gave the failure. The transaction
+     *     may commit despite the exception (its executed mark is made just before the commit), and
+     *     then the mapped answer is the work's; a rollback gives the key back. Released now, the key
+     *     was free behind committed work.
+     */
+    private boolean threwInARunningTransaction(HttpClaim claim) {
+        TransactionGuard running = transactions.transactions();
+        return claim.entered() && !claim.asyncEndpoint() && !claim.returnedAnAnswer()
+                && (running.active() || running.markedRollbackOnly());
     }
 
     /**

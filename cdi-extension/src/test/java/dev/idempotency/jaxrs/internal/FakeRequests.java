@@ -504,6 +504,22 @@ final class FakeRequests {
                 return respond(error, -1);
             }
 
+            /**
+             * The method throws: the CDI interceptor ends the claim as after a failure
+             * ({@link dev.idempotency.claim.TransactionBinding#releaseAfterFailure}), and an
+             * exception mapper answers {@code mapped}.
+             */
+            Answer failWithAMappedException(dev.idempotency.claim.TransactionBinding binding, Response mapped) {
+                run(body -> {
+                    HttpClaim claim = request.claim();
+                    if (claim != null) {
+                        binding.releaseAfterFailure(claim);
+                    }
+                    return null;
+                }, false);
+                return respond(mapped, -1);
+            }
+
             private Answer finish(Function<String, Response> resource, int failAfter) {
                 if (request.aborted != null) {
                     return respond(request.aborted, failAfter);
@@ -513,6 +529,11 @@ final class FakeRequests {
 
             /** @return the resource method's answer, the request filters passed and the CDI interceptor having taken the claim first */
             private Response run(Function<String, Response> resource) {
+                return run(resource, true);
+            }
+
+            /** @param returns whether the method returns (else it throws, and the interceptor sees no answer) */
+            private Response run(Function<String, Response> resource, boolean returns) {
                 recorder.filter(request.context); // the last request filter: none aborted
                 HttpClaim taken = null;
                 if (endpoint.intercepted() && request.matched.getClass() != Payments.class) {
@@ -526,7 +547,7 @@ final class FakeRequests {
                 }
                 executions++;
                 Response answer = resource.apply(body);
-                if (taken != null && !endpoint.async()) {
+                if (returns && taken != null && !endpoint.async()) {
                     taken.returned(answer); // what the CDI interceptor does after a synchronous method returned
                 }
                 return answer;

@@ -168,6 +168,46 @@ class OutcomeRecorderTest {
         });
     }
 
+    /**
+     * A transaction spanning the request (begun before the resource method, ended after the
+     * answer), a store that does not join it: the method throws an exception the transaction
+     * commits despite, and a mapper answers {@code 500}. The response filter released the key before
+     * the commit, whose executed mark then found no claim to mark: committed work, a free key, and
+     * the retry ran it again. The mapped answer is stored once the transaction committed.
+     */
+    @Test
+    void aServerErrorMappedFromAFailureInATransactionSpanningTheRequestIsStoredWhenItCommits() {
+        withJta(jta -> {
+            Server server = library.server("create");
+            jta.begin();
+            Answer failed = server.start(payment()).failWithAMappedException(new TransactionBinding(new TransactionGuard()),
+                    Response.serverError().entity("declined by the bank's gateway").build());
+            assertThat(jta.commit()).isTrue();
+            Answer retry = server.send(payment(), answering(201, "paid twice"));
+
+            assertThat(failed.status).isEqualTo(500);
+            assertThat(retry.status).as(retry.toString()).isEqualTo(500);
+            assertThat(retry.text()).isEqualTo("declined by the bank's gateway");
+            assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+            assertThat(server.executions()).isEqualTo(1);
+        });
+    }
+
+    /** As above, where the transaction rolls back: nothing happened, the key is given back. */
+    @Test
+    void aServerErrorMappedFromAFailureInATransactionSpanningTheRequestIsGivenBackWhenItRollsBack() {
+        withJta(jta -> {
+            Server server = library.server("create");
+            jta.begin();
+            server.start(payment()).failWithAMappedException(new TransactionBinding(new TransactionGuard()),
+                    Response.serverError().entity("declined by the bank's gateway").build());
+            jta.rollback();
+
+            assertThat(server.send(payment(), answering(201, "paid")).status).isEqualTo(201);
+            assertThat(server.executions()).isEqualTo(2);
+        });
+    }
+
     /** A retry of a payment made whose answer was not stored: told so ({@code 410}), never paid again. */
     private void assertPaidOnceAndNotStored(Server server) {
         Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
