@@ -28,6 +28,10 @@ public final class HttpClaim extends OwnedClaim {
     private volatile boolean runsUnseen;
     /** The status of the answer a synchronous method returned, or {@code 0}. */
     private volatile int returned;
+    /** Whether an asynchronous endpoint's answer reached the response filter. */
+    private volatile boolean answered;
+    /** Whether the method's transaction rolled back before its asynchronous answer came. */
+    private volatile boolean rolledBackBeforeAnswer;
 
     /**
      * @param store where the claim lives
@@ -111,6 +115,38 @@ public final class HttpClaim extends OwnedClaim {
      */
     public void returned(Object result) {
         returned = result instanceof Response response ? response.getStatus() : result == null ? 204 : 200;
+    }
+
+    /**
+     * An asynchronous endpoint's work may go on after its method's transaction rolled back (a call
+     * to a payment gateway on another thread): the key is held until it answers, so that a retry
+     * does not run it a second time meanwhile, then given back.
+     */
+    @Override
+    public void releaseAfterRollbackOnceAnswered() {
+        if (!asyncEndpoint) {
+            releaseAfterRollback();
+            return;
+        }
+        rolledBackBeforeAnswer = true;
+        if (answered) {
+            releaseAfterRollback(); // the answer came first (or at once): released by whichever sees both
+        }
+    }
+
+    /**
+     * Notes that an asynchronous endpoint answered (not with a server error, which may be the
+     * container's timeout while the work runs on: that one keeps the key until its lease ends).
+     *
+     * @return whether the claim was given back for it: its method's transaction had rolled back
+     */
+    public boolean answeredAfterRollback() {
+        answered = true;
+        if (rolledBackBeforeAnswer) {
+            releaseAfterRollback();
+            return true;
+        }
+        return false;
     }
 
     /** @return whether the interceptor saw a synchronous method return an answer (it did not throw) */

@@ -199,6 +199,15 @@ public class OwnedClaim {
     }
 
     /**
+     * Releases the claim after the transaction the method ran in rolled back, as
+     * {@link #releaseAfterRollback()}; a claim whose work goes on after the method returned (an
+     * asynchronous HTTP endpoint) is released only once it answered ({@link HttpClaim}).
+     */
+    public void releaseAfterRollbackOnceAnswered() {
+        releaseAfterRollback();
+    }
+
+    /**
      * Releases the claim, if still open, so that a retry runs again; unless its work was marked
      * executed in a transaction that committed, which only a completion may end.
      *

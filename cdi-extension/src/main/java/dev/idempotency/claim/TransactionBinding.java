@@ -107,7 +107,7 @@ public final class TransactionBinding {
     private boolean endWithTransaction(OwnedClaim claim, Runnable onCommit) {
         return transactions.whenTransactionEnds(end -> {
             switch (end) {
-                case ROLLED_BACK -> claim.releaseAfterRollback();
+                case ROLLED_BACK -> claim.releaseAfterRollbackOnceAnswered();
                 case COMMITTED -> {
                     if (onCommit != null) {
                         onCommit.run();

@@ -89,6 +89,9 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             return;
         }
         int status = response.getStatus();
+        if (claim.asyncEndpoint() && status < 500 && claim.answeredAfterRollback()) {
+            return; // its transaction rolled back: nothing happened, and the work has answered now
+        }
         // The method's answer was picked for storing, and the container answers again before its
         // body reached this writer interceptor (RESTEasy found no writer for the entity; an outer
         // writer interceptor or a later response filter threw).

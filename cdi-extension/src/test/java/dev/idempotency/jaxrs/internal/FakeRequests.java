@@ -520,6 +520,20 @@ final class FakeRequests {
                 return respond(mapped, -1);
             }
 
+            /**
+             * Runs an asynchronous method, which answers later ({@link #resume}).
+             *
+             * @return what it will answer with
+             */
+            Response runWithoutAnswering(Function<String, Response> resource) {
+                return run(resource);
+            }
+
+            /** The container writes the answer an asynchronous method resumed with. */
+            Answer resume(Response answer) {
+                return respond(answer, -1);
+            }
+
             private Answer finish(Function<String, Response> resource, int failAfter) {
                 if (request.aborted != null) {
                     return respond(request.aborted, failAfter);

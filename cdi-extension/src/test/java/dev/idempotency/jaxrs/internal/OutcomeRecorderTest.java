@@ -208,6 +208,36 @@ class OutcomeRecorderTest {
         });
     }
 
+    /**
+     * An asynchronous method whose transaction rolled back while its work goes on (a call to the
+     * payment gateway on another thread): the key was released at the rollback, and a retry ran the
+     * payment at the same time. It is held until the answer comes, then given back.
+     */
+    @Test
+    void anAsyncMethodsRollbackGivesTheKeyBackOnlyOnceItAnswered() {
+        withJta(jta -> {
+            Server server = library.server("create", true, true);
+            Request first = payment();
+            jta.begin();
+            FakeRequests.Server.Exchange exchange = server.start(first);
+            Response later = exchange.runWithoutAnswering(requestBody -> {
+                new TransactionBinding(new TransactionGuard()).bind(first.claim(), false, null); // as the interceptor does
+                return Response.status(201).entity("paid").build();
+            });
+            jta.rollback();
+
+            Answer meanwhile = server.send(payment(), answering(201, "paid twice"));
+            Answer answered = exchange.resume(later);
+            Answer retry = server.send(payment(), answering(201, "paid after the rollback"));
+
+            assertThat(meanwhile.status).as("the work still runs: not run a second time").isEqualTo(409);
+            assertThat(answered.status).isEqualTo(201);
+            assertThat(retry.text()).as("its transaction rolled back: not replayed, run again").isEqualTo("paid after the rollback");
+            assertThat(retry.header(REPLAYED_HEADER)).isNull();
+            assertThat(server.executions()).isEqualTo(2);
+        });
+    }
+
     /** A retry of a payment made whose answer was not stored: told so ({@code 410}), never paid again. */
     private void assertPaidOnceAndNotStored(Server server) {
         Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
