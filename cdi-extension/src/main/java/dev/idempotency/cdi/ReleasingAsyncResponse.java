@@ -10,6 +10,7 @@ import jakarta.ws.rs.container.TimeoutHandler;
 
 import dev.idempotency.claim.HttpClaim;
 import dev.idempotency.claim.TransactionBinding;
+import dev.idempotency.spi.StoredOutcome;
 
 /**
  * The {@code @Suspended AsyncResponse} an asynchronous resource method gets, in front of the
@@ -17,18 +18,20 @@ import dev.idempotency.claim.TransactionBinding;
  * ends the request's claim as a synchronous method's failure does first
  * ({@link TransactionBinding#releaseAfterFailure}: released, so that a retry runs again even when a
  * mapper turns the exception into a {@code 4xx}; inside a transaction, decided by its end); then the
- * container answers as it would. Except once the response timed out: a timeout handler's answer
- * (a {@code 503} made of an exception, often through the captured response) comes while the work
- * still runs, so the key stays in progress until its lease ends, as for the container's own
- * timeout answer. Every other call goes to the container's unchanged.
+ * container answers as it would. Except a timeout handler's own answer (a {@code 503} made of an
+ * exception, often through the captured response): it comes while the work still runs, so the key
+ * stays in progress until its lease ends, as for the container's own timeout answer. A value the
+ * work resumes with after the container answered already (the timeout's {@code 503}, a cancel) is
+ * recorded as an answer without its body: the work is done, and must not run again after the lease.
+ * Every other call goes to the container's unchanged.
  */
 final class ReleasingAsyncResponse implements AsyncResponse {
 
     private final AsyncResponse container;
     private final HttpClaim claim;
     private final TransactionBinding binding;
-    /** Set once the container reported the timeout: the work still runs, whatever is resumed after. */
-    private volatile boolean timedOut;
+    /** Set while a timeout handler runs: what it resumes with is the timeout's answer, not the work's. */
+    private volatile boolean handlingTimeout;
 
     ReleasingAsyncResponse(AsyncResponse container, HttpClaim claim, TransactionBinding binding) {
         this.container = container;
@@ -58,12 +61,24 @@ final class ReleasingAsyncResponse implements AsyncResponse {
 
     @Override
     public boolean resume(Object response) {
-        return container.resume(response);
+        boolean resumed = container.resume(response);
+        if (!resumed && !handlingTimeout && claim.isOpen() && !claim.answeredAfterRollback()) {
+            // The work is done, but the container had answered already (its timeout's 503, which
+            // kept the key in progress; a cancel): recorded without the answer's body, so that no
+            // retry takes the key over after the lease and runs the work a second time (unless its
+            // transaction rolled back: then it is given back now).
+            StoredOutcome unsent = claim.returnedUnanswered(response,
+                    "the container had answered already (a timeout, a cancel) when the work resumed with its answer");
+            if (unsent != null) {
+                binding.storeWhenCommitted(claim, unsent);
+            }
+        }
+        return resumed;
     }
 
     @Override
     public boolean resume(Throwable response) {
-        if (!timedOut) {
+        if (!handlingTimeout) {
             // Before the answer leaves: a retry that follows it must find the key free. (A key taken
             // over meanwhile was marked rollback-only in its transaction: nothing more to say to a
             // container.)
@@ -110,8 +125,14 @@ final class ReleasingAsyncResponse implements AsyncResponse {
     @Override
     public void setTimeoutHandler(TimeoutHandler handler) {
         container.setTimeoutHandler(handler == null ? null : timedOutResponse -> {
-            timedOut = true;
-            handler.handleTimeout(this);
+            // Only what the handler itself resumes with is the timeout's answer: a handler may give
+            // the work more time (setTimeout), and the work's own failure after it is a failure.
+            handlingTimeout = true;
+            try {
+                handler.handleTimeout(this);
+            } finally {
+                handlingTimeout = false;
+            }
         });
     }
 

@@ -114,7 +114,28 @@ public final class HttpClaim extends OwnedClaim {
      *     {@code null} ({@code 204})
      */
     public void returned(Object result) {
-        returned = result instanceof Response response ? response.getStatus() : result == null ? 204 : 200;
+        returned = statusOf(result);
+    }
+
+    private static int statusOf(Object result) {
+        return result instanceof Response response ? response.getStatus() : result == null ? 204 : 200;
+    }
+
+    /**
+     * An asynchronous endpoint's answer that the container no longer takes (it answered already):
+     * the work is done, so it is recorded without its body (logged, {@code IDEMP0325}).
+     *
+     * @param answer what the work resumed with
+     * @param why what happened instead, for the log
+     * @return the outcome to store, or {@code null} for a server error (the work failed: nothing to keep)
+     */
+    public StoredOutcome returnedUnanswered(Object answer, String why) {
+        int status = statusOf(answer);
+        if (status >= 500 && !policy().pinServerErrors()) {
+            return null;
+        }
+        LOG.warning(Messages.responseNotWritten(policy().endpoint(), status, why));
+        return StoredOutcome.withoutBody(status, Map.of());
     }
 
     /**

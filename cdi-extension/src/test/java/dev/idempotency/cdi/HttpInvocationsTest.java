@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.interceptor.InvocationContext;
 import jakarta.ws.rs.NotFoundException;
@@ -30,7 +31,9 @@ import dev.idempotency.claim.ReleaseRetries;
 import dev.idempotency.config.IdempotencyPolicy;
 import dev.idempotency.config.Policies;
 import dev.idempotency.spi.ClaimResult;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordState;
 
 /**
  * A resource method run under its request's claim ({@link HttpInvocations}), without a server: the
@@ -134,6 +137,75 @@ class HttpInvocationsTest {
         assertThat(resumedWith).as("the container gets the handler's answer").containsExactly(late);
         assertThat(store.claim("k-2", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
                 .as("still in progress: the work goes on").isInstanceOf(ClaimResult.Existing.class);
+    }
+
+    /**
+     * A timeout handler that gives the work more time ({@code setTimeout}, as JAX-RS allows) answers
+     * nothing: the work's own failure after it is a failure like any other, and releases the key. It
+     * was taken for the timeout's answer, and the key held (or a mapper's {@code 404} stored).
+     */
+    @Test
+    void aFailureAfterATimeoutHandlerExtendedTheTimeoutReleasesTheKey() throws Exception {
+        HttpClaim claim = claimOf("k-3");
+        TimeoutHandler[] handler = new TimeoutHandler[1];
+        AsyncResponse container = container(handler, new ArrayList<>(), true);
+        AsyncResponse[] wrapped = new AsyncResponse[1];
+
+        this.container.select(HttpInvocations.class).get().invoke(invocation(new Object[] {"o-3", container}, parameters -> {
+            wrapped[0] = (AsyncResponse) parameters[1];
+            wrapped[0].setTimeoutHandler(timedOut -> timedOut.setTimeout(30, TimeUnit.SECONDS));
+            return null;
+        }), claim);
+        handler[0].handleTimeout(container);
+        wrapped[0].resume(new NotFoundException("no such order"));
+
+        assertThat(store.claim("k-3", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).as("released: a retry runs")
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * The work finished (the payment made) and resumed with its answer, but the container had
+     * answered already (its timeout's {@code 503}, which keeps the key in progress): the answer was
+     * dropped, nothing recorded that the work was done, and a retry after the lease paid again. It
+     * is stored without its body: retries are told so ({@code 410}), never run it again.
+     */
+    @Test
+    void anAnswerResumedTooLateIsRecordedSoThatNoRetryRunsTheWorkAgain() throws Exception {
+        HttpClaim claim = claimOf("k-4");
+        AsyncResponse container = container(new TimeoutHandler[1], new ArrayList<>(), false);
+
+        this.container.select(HttpInvocations.class).get().invoke(invocation(new Object[] {"o-4", container}, parameters -> {
+            ((AsyncResponse) parameters[1]).resume(jakarta.ws.rs.core.Response.status(201).entity("paid").build());
+            return null;
+        }), claim);
+
+        IdempotencyRecord record = store.find("k-4").orElseThrow();
+        assertThat(record.state()).as("not left in progress for a retry to take over").isEqualTo(RecordState.COMPLETED);
+        assertThat(record.outcome().status()).isEqualTo(201);
+        assertThat(record.outcome().bodyStored()).isFalse();
+    }
+
+    private HttpClaim claimOf(String key) {
+        String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).owner();
+        return new HttpClaim(store, policy, Orders.class, find, true, key, owner, EventPublisher.NONE,
+                new InProgressWaits(1), retries);
+    }
+
+    /** @param resumes what the container's {@code resume} answers: {@code false} once it answered already */
+    private AsyncResponse container(TimeoutHandler[] handler, List<Object> resumedWith, boolean resumes) {
+        return (AsyncResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {AsyncResponse.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "setTimeoutHandler" -> handler[0] = (TimeoutHandler) args[0];
+                        case "resume" -> {
+                            resumedWith.add(args[0]);
+                            return resumes;
+                        }
+                        default -> {
+                        }
+                    }
+                    return method.getReturnType() == boolean.class ? true : null;
+                });
     }
 
     /** The method's body, given the parameters it is called with. */
