@@ -56,8 +56,10 @@ public class CurrentHttpClaim {
 
     /** Called when the request's context ends ({@link CurrentHttpClaimScope#end}). */
     void releaseUnfinished() {
-        // An async endpoint's request outlives this context's first end; its filters end the claim.
-        if (claim == null || claim.asyncEndpoint()) {
+        // An async endpoint's request outlives this context's first end once its method ran (or may
+        // have: no interceptor sees it); its filters end the claim. One that never ran (a later
+        // filter threw, the resource could not be made) is released as any other.
+        if (claim == null || (claim.asyncEndpoint() && (claim.entered() || (claim.passedFilters() && claim.runsUnseen())))) {
             return;
         }
         StoredOutcome unwritten = claim.isOpen() ? claim.unwrittenAnswer("the request ended before the body was written")

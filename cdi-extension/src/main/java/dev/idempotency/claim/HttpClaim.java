@@ -85,9 +85,9 @@ public final class HttpClaim extends OwnedClaim {
     }
 
     /**
-     * Notes that the method runs on an instance CDI did not create (one the application handed
-     * JAX-RS, {@code Application.getSingletons()}), although its class is a bean: no interceptor
-     * will tell whether it ran.
+     * Notes that no interceptor will tell whether the method ran: its class is no bean, or it runs
+     * on an instance CDI did not create (one the application handed JAX-RS,
+     * {@code Application.getSingletons()}) although its class is one.
      */
     public void markRunsUnseen() {
         runsUnseen = true;

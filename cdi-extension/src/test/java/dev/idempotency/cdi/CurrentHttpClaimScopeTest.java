@@ -103,6 +103,34 @@ class CurrentHttpClaimScopeTest {
                 .isInstanceOf(ClaimResult.Acquired.class);
     }
 
+    /**
+     * An asynchronous endpoint whose request failed before its method ran (a later request filter
+     * threw with no mapper, the resource could not be made): no work goes on, yet the claim was
+     * left to its lease, and retries got {@code 409} until then.
+     */
+    @Test
+    void anAsyncEndpointsClaimWhoseMethodNeverRanIsReleasedWhenTheRequestEnds() {
+        String owner = ((ClaimResult.Acquired) store.claim("async-never-ran", "fp", Duration.ofMinutes(1),
+                Duration.ofMinutes(10))).owner();
+        inRequest(current -> current.set(new HttpClaim(store, policy, Payments.class, pay, true, "async-never-ran", owner,
+                EventPublisher.NONE, new InProgressWaits(1), retries)));
+
+        assertThat(store.find("async-never-ran")).as("released: a retry runs").isEmpty();
+    }
+
+    @Test
+    void anAsyncEndpointsClaimWhoseMethodRanOutlivesTheRequestsFirstEnd() {
+        String owner = ((ClaimResult.Acquired) store.claim("async-ran", "fp", Duration.ofMinutes(1),
+                Duration.ofMinutes(10))).owner();
+        inRequest(current -> {
+            current.set(new HttpClaim(store, policy, Payments.class, pay, true, "async-ran", owner, EventPublisher.NONE,
+                    new InProgressWaits(1), retries));
+            current.take(pay, new Payments());
+        });
+
+        assertThat(store.find("async-ran")).as("its work goes on: its filters end the claim").isPresent();
+    }
+
     @Test
     void aCompletedClaimOutlivesItsRequest() {
         inRequest(current -> {

@@ -65,7 +65,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
         HttpClaim claim = AdmittedClaims.of(request);
         if (claim != null) {
             claim.markPassedFilters();
-            if (knowsWhetherMethodRan && createdByTheApplication(request)) {
+            if (!knowsWhetherMethodRan || createdByTheApplication(request)) {
                 claim.markRunsUnseen();
             }
         }
