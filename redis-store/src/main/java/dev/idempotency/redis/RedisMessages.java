@@ -190,7 +190,7 @@ final class RedisMessages {
 
     static String connecting(String where) {
         return "IDEMP0835: the Redis store is connecting to " + where + " (or checking it) on another call; this call"
-                + " fails at once rather than wait in line (failing closed)";
+                + " fails closed rather than wait in line (a check after a reconnect is waited for up to the timeout)";
     }
 
     static String waitFailed(String operation, String why, int wanted, boolean undone) {

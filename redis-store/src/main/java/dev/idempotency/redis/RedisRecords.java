@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -103,31 +104,27 @@ final class RedisRecords {
 
     /**
      * Lets a call through once the servers' eviction policy was checked since the last (re)connect:
-     * one call checks ({@code INFO memory} on every master), the others meanwhile go on under the
-     * last verdict (or fail at once, before the first).
+     * one call checks ({@code INFO memory} on every master), and the calls that come meanwhile wait
+     * for its verdict (the reconnect may have reached another server: a promoted replica, one
+     * restarted with an evicting policy). A refusal is checked again at most every
+     * {@code RECHECK_NANOS}, by one call; the others are refused meanwhile.
      *
      * @throws EvictionRefused while a server may evict and eviction is not allowed
      * @throws IdempotencyStoreException when the check cannot be made
      */
     void admit() {
         long now = connects.get();
+        long covered = checked; // read before the verdict: check() writes the verdict first
         EvictionRefused refused = refusal;
-        if (now == checked) {
+        if (now == covered) {
             if (refused == null) {
                 return;
             }
-            if (System.nanoTime() < recheckAt) {
+            if (System.nanoTime() < recheckAt || !checking.tryLock()) {
                 throw new EvictionRefused(refused.getMessage());
             }
-        }
-        if (!checking.tryLock()) {
-            if (refused != null) {
-                throw new EvictionRefused(refused.getMessage());
-            }
-            if (checked < 0) {
-                throw new IdempotencyStoreException(RedisMessages.connecting(where));
-            }
-            return; // checked before: the check under way decides for the calls after it
+        } else {
+            lockForTheCheck();
         }
         try {
             long covering = connects.get();
@@ -140,6 +137,18 @@ final class RedisRecords {
         refused = refusal;
         if (refused != null) {
             throw new EvictionRefused(refused.getMessage());
+        }
+    }
+
+    /** Waits (at most the call's timeout) for a check under way, then takes the check. */
+    private void lockForTheCheck() {
+        try {
+            if (!checking.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new IdempotencyStoreException(RedisMessages.connecting(where));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IdempotencyStoreException(RedisMessages.connecting(where), e);
         }
     }
 

@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 
 import org.junit.jupiter.api.AfterEach;
@@ -112,6 +116,40 @@ class RedisEvictionPolicyTest {
             }
         }
         assertThat(refused).hasMessageContaining("allkeys-lru");
+    }
+
+    /**
+     * After a reconnect, the first call checks the server's eviction policy; the calls that came
+     * meanwhile went on under the verdict from before the reconnect, and wrote claims to a server
+     * that may evict them. Every call now waits for the check its reconnect made due.
+     */
+    @Test
+    void callsWhileTheCheckAfterAReconnectRunsWaitForItsVerdict() throws Exception {
+        server = RedisServer.start("checks-after-reconnect", 7364, "--enable-debug-command", "yes");
+        IdempotencyStore store = store();
+        assertThat(store.claim(key(), "fp", Duration.ofMinutes(1))).isInstanceOf(ClaimResult.Acquired.class);
+        server.cli("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+        server.cli("CLIENT", "KILL", "TYPE", "normal"); // the store's connection: it reconnects
+        Thread.sleep(500);
+
+        ExecutorService calls = Executors.newFixedThreadPool(3);
+        try {
+            Future<?> stall = calls.submit(() -> server.cli("DEBUG", "SLEEP", "0.8")); // the check's INFO waits
+            Thread.sleep(150);
+            List<Future<ClaimResult>> claims = List.of(
+                    calls.submit(() -> store.claim(key(), "fp", Duration.ofMinutes(1))),
+                    calls.submit(() -> {
+                        Thread.sleep(100); // after the first took the check
+                        return store.claim(key(), "fp", Duration.ofMinutes(1));
+                    }));
+            stall.get(10, TimeUnit.SECONDS);
+            for (Future<ClaimResult> claim : claims) {
+                assertThatThrownBy(() -> claim.get(10, TimeUnit.SECONDS)).as("no claim written to a server that may evict")
+                        .hasCauseInstanceOf(IdempotencyStoreException.class).hasMessageContaining("IDEMP0831");
+            }
+        } finally {
+            calls.shutdownNow();
+        }
     }
 
     @Test
