@@ -179,8 +179,15 @@ public final class InfinispanRecords {
             }
             if (seen == null) {
                 // gone meanwhile (released, expired): a free key
-                StoredRecord previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE,
-                        TimeUnit.MILLISECONDS);
+                StoredRecord previous;
+                try {
+                    previous = returning.putIfAbsent(key, claimed, keptMillis, TimeUnit.MILLISECONDS, NO_MAX_IDLE,
+                            TimeUnit.MILLISECONDS);
+                } catch (RuntimeException lost) {
+                    // as the claim's first write: it may have landed with its answer lost (the record is
+                    // then this claim's), or been refused by a full cache
+                    return existingOrThrow(key, fingerprint, claimed.getOwner(), keptMillis, lost);
+                }
                 if (previous == null) {
                     return new ClaimResult.Acquired(claimed.getOwner(), false);
                 }
@@ -447,7 +454,10 @@ public final class InfinispanRecords {
             if (!ownedOpen(current, owner)) {
                 return false;
             }
-            return cache.removeWithVersion(key, current.getVersion());
+            // Refused: the entry changed meanwhile, or is gone. Gone, the owner's record was
+            // removed: by this remove, which the client sent again after its answer was lost in a
+            // topology change (the second found nothing), or by its expiry; the key is free either way.
+            return cache.removeWithVersion(key, current.getVersion()) || cache.get(key) == null;
         });
     }
 

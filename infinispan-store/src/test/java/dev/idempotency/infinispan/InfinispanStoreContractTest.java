@@ -224,6 +224,56 @@ class InfinispanStoreContractTest extends IdempotencyStoreContractTest {
     }
 
     /**
+     * A release whose remove the client sent twice (the first one's answer lost in a topology
+     * change): the second found nothing to remove, and the release answered "not yours", though
+     * the owner's record was gone (a support release reported the claim as not releasable).
+     */
+    @Test
+    void aReleaseWhoseRemoveTheClientSentTwiceIsReleased() throws Exception {
+        String key = freshKey();
+        String owner = acquire(key, "fp", LONG, LONG);
+        AtomicBoolean armed = new AtomicBoolean(true);
+        InfinispanRecords resending = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            Object answer = send.call();
+            return method.getName().equals("removeWithVersion") && armed.compareAndSet(true, false) ? send.call() : answer;
+        }), Duration.ZERO);
+
+        assertThat(resending.release(key, owner)).isTrue();
+        assertThat(createStore().find(key)).isEmpty();
+    }
+
+    /**
+     * A claim that found a record, which was released before it could look again, writes its own
+     * into the free key; that write landed and its answer was lost: the claim failed, and the key
+     * held a record naming an owner nobody had, so every retry got 409 for a lease.
+     */
+    @Test
+    void aClaimOfAKeyFreedMeanwhileWhoseWriteLandedWithItsAnswerLostIsTheClaimersClaim() throws Exception {
+        String key = freshKey();
+        String first = acquire(key, "fp", LONG, LONG);
+        IdempotencyStore other = createStore();
+        java.util.concurrent.atomic.AtomicInteger puts = new java.util.concurrent.atomic.AtomicInteger();
+        InfinispanRecords losing = new InfinispanRecords(intercepted(cache(), (method, args, send) -> {
+            if (!method.getName().equals("putIfAbsent")) {
+                return send.call();
+            }
+            int put = puts.incrementAndGet();
+            Object answer = send.call();
+            if (put == 1) {
+                assertThat(other.release(key, first)).isTrue(); // released before the claim reads again
+            } else if (put == 2) {
+                throw new TransportException("the answer was lost (test)", null);
+            }
+            return answer;
+        }), Duration.ZERO);
+
+        ClaimResult claim = losing.claim(key, "fp", LONG, LONG);
+
+        assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(createStore().complete(key, ((ClaimResult.Acquired) claim).owner(), sampleOutcome(), LONG)).isTrue();
+    }
+
+    /**
      * A cache defined with a max-idle (an application's or an operator's cache, say
      * {@code <expiration max-idle="..."/>}) must not drop a record nobody read for that long: a
      * completed one lives for its retention, a claim for its lease and retention, or the key runs again.
