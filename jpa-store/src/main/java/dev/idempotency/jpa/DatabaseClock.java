@@ -330,16 +330,19 @@ final class DatabaseClock {
      *     ended. Below a second the two clocks are not told apart (the wall clock's millisecond
      *     steps, its adjustments): a shorter suspend may end a lease that much early. A wall clock
      *     stepped forward instead keeps a record longer than asked, until the next reading; never
-     *     shorter.
+     *     shorter. Never before the latest reading's time either: a {@code now} taken from an
+     *     older reading (a call that lost the race to read again after a suspend, while another
+     *     read) shows no drift against the fresh one, and would be behind by the whole suspend.
      */
     LocalDateTime notBehind(LocalDateTime now) {
         Reading current = reading;
         if (current == null) {
             throw new IllegalStateException("the database clock is read before it was resolved");
         }
+        LocalDateTime base = now.isBefore(current.databaseUtc()) ? current.databaseUtc() : now;
         long monotonic = nanoClock.getAsLong() - current.nanos();
         long wall = TimeUnit.MILLISECONDS.toNanos(wallClock.getAsLong() - current.wallMillis());
-        return wall - monotonic > MAX_DRIFT_NANOS ? now.plusNanos(wall - monotonic) : now;
+        return wall - monotonic > MAX_DRIFT_NANOS ? base.plusNanos(wall - monotonic) : base;
     }
 
     private static LocalDateTime toLocal(Object value) {

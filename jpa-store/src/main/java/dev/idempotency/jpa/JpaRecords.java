@@ -102,6 +102,9 @@ public final class JpaRecords {
      */
     volatile Runnable beforeTakeover = () -> { };
 
+    /** How long a takeover's UPDATE may take before its ends are set again from the time after it. */
+    private static final Duration WAITED = Duration.ofMillis(100);
+
     /**
      * @param transactions where the work runs
      */
@@ -353,6 +356,7 @@ public final class JpaRecords {
                     .executeUpdate();
         }
         if (taken == 1) {
+            endsFromNow(em, key, owner, now, lease, kept);
             // a takeover when a live in-progress claim (of a crashed or slow owner) was replaced;
             // a row past its retention was free: no takeover
             return new ClaimResult.Acquired(owner, live);
@@ -361,6 +365,27 @@ public final class JpaRecords {
         // REPEATABLE READ this transaction would see its first snapshot of the row, and the
         // winner's claim may be over by now (released, expired); a new round reads it afresh.
         return TAKEOVER_LOST;
+    }
+
+    /**
+     * Sets a row just taken over's ends again from the time now, where its UPDATE waited (for the
+     * row's lock: a slow owner's transaction that held it, having marked its work, until it rolled
+     * back): its ends were worked out before the wait, which would otherwise come out of the new
+     * lease, and a retry could take the claim over while it still runs. The row is this claim's and
+     * locked by its transaction: no version is needed. Costs a statement only after such a wait.
+     */
+    private void endsFromNow(EntityManager em, String key, String owner, LocalDateTime before, Duration lease,
+            Duration kept) {
+        LocalDateTime after = clock.now();
+        if (!after.isAfter(before.plus(WAITED))) {
+            return;
+        }
+        LocalDateTime ends = clock.notBehind(after);
+        em.createQuery("UPDATE IdempotencyRecordEntity r SET r.leaseEnd = :leaseEnd, r.expiresAt = :expiresAt"
+                + " WHERE r.key = :key AND r.owner = :owner")
+                .setParameter("leaseEnd", notBefore(ends.plus(lease))).setParameter("expiresAt", notBefore(ends.plus(kept)))
+                .setParameter("key", key).setParameter("owner", owner)
+                .executeUpdate();
     }
 
     /**

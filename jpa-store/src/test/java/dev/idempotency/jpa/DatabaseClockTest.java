@@ -187,6 +187,28 @@ class DatabaseClockTest {
         assertThat(postgreSql.asked).as("clocks in step again: no query").isEmpty();
     }
 
+    /**
+     * After a suspend, one call took its time from the reading before it (it lost the race to read
+     * the database again), and another call's reading came between that and its ends: measured
+     * against the fresh reading, its time showed no drift, and its ends were written early by the
+     * whole suspend (a takeover's lease, a completion's retention).
+     */
+    @Test
+    void aTimeTakenFromTheReadingBeforeASuspendIsNotWrittenFromOnceAFresherReadingIsIn() {
+        AtomicLong wall = new AtomicLong(1_700_000_000_000L);
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get, wall::get);
+        clock.resolve(postgreSql);
+
+        wall.addAndGet(TimeUnit.MINUTES.toMillis(10)); // suspended for ten minutes: nanoTime stood still
+        LocalDateTime taken = clock.now(); // this call goes on with the reading from before the suspend
+        postgreSql.answers.put(DatabaseClock.UTC_NOW.get(0), Timestamp.valueOf(NOW.plusMinutes(10)));
+        clock.resolve(postgreSql); // another call reads the database again
+
+        assertThat(clock.notBehind(taken)).as("never before the fresher reading's time")
+                .isAfterOrEqualTo(NOW.plusMinutes(10));
+    }
+
     @Test
     void aDatabaseThatIsDownFailsTheCallAndLeavesTheChoiceForTheNext() {
         ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));

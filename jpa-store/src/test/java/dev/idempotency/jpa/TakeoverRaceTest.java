@@ -61,6 +61,32 @@ class TakeoverRaceTest {
         };
     }
 
+    /**
+     * A takeover whose UPDATE waited for the row's lock (the slow owner's transaction held it, having
+     * marked its work, then rolled back): its lease ends were worked out before the wait, so the
+     * wait came out of its new lease, and a retry took the claim over while it still ran.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
+    void aTakeoverThatWaitedForTheRowsLockKeepsItsWholeLease(String unit) throws Exception {
+        open(unit);
+        assertThat(store.claim("k", "fp", SHORT, RETENTION)).isInstanceOf(ClaimResult.Acquired.class);
+        Thread.sleep(1_500); // the first owner's lease is over
+        between(() -> {
+            try {
+                Thread.sleep(2_000); // the UPDATE waits for the row's lock
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        ClaimResult taken = loser.claim("k", "fp", Duration.ofSeconds(3), RETENTION);
+        assertThat(taken).isInstanceOf(ClaimResult.Acquired.class);
+
+        Thread.sleep(1_500); // within the taker's three seconds, counted from its takeover
+        assertThat(store.claim("k", "fp", LEASE, RETENTION)).as("the taker still runs: its lease is not over")
+                .isInstanceOf(ClaimResult.Existing.class);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"idempotency-test-hibernate", "idempotency-test"})
     void aLoserOfTheRaceForAnExpiredRecordDoesNotReplayItsOutcome(String unit) throws Exception {
