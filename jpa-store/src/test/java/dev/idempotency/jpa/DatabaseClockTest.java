@@ -42,6 +42,8 @@ class DatabaseClockTest {
         /** what an expression answers, where not a timestamp of {@link #NOW} */
         final Map<String, Object> answers = new HashMap<>();
         boolean down;
+        /** Runs before each answer, given how many queries were asked so far (a pause, say). */
+        java.util.function.IntConsumer beforeAnswer = asked -> { };
 
         ScriptedDatabase(List<String> known) {
             this.known = known;
@@ -76,6 +78,7 @@ class DatabaseClockTest {
                         if (!known.contains(sql)) {
                             throw new PersistenceException(new SQLSyntaxErrorException("syntax error", "42601"));
                         }
+                        beforeAnswer.accept(asked.size());
                         return answers.getOrDefault(sql, Timestamp.valueOf(NOW));
                     });
         }
@@ -207,6 +210,27 @@ class DatabaseClockTest {
 
         assertThat(clock.notBehind(taken)).as("never before the fresher reading's time")
                 .isAfterOrEqualTo(NOW.plusMinutes(10));
+    }
+
+    /**
+     * A pause inside the timed round trip (a stop-the-world collection, a scheduler that left the
+     * thread waiting) moved the estimate by half the pause: the node's time of the database ran
+     * ahead by a second, for up to a minute, and with it every takeover and purge. A reading whose
+     * round trip took long is made again.
+     */
+    @Test
+    void aReadingWhoseRoundTripWasPausedIsMadeAgain() {
+        ScriptedDatabase postgreSql = new ScriptedDatabase(List.of(DatabaseClock.UTC_NOW.get(0)));
+        DatabaseClock clock = new DatabaseClock(nanos::get);
+        postgreSql.beforeAnswer = asked -> {
+            if (asked == 3) { // the first timed query of the reading (after the choice's probe and the untimed one)
+                nanos.addAndGet(TimeUnit.SECONDS.toNanos(2)); // paused before the database read its clock
+            }
+        };
+
+        clock.resolve(postgreSql);
+
+        assertThat(clock.now()).as("the database's time, not a second ahead of it").isEqualTo(NOW);
     }
 
     @Test
