@@ -43,8 +43,8 @@ final class HeaderParameters {
     }
 
     private static List<String> values(String header, String name, int from) {
-        if (header == null) {
-            return List.of();
+        if (header == null || (from > 0 && header.indexOf(';') < 0)) {
+            return List.of(); // the common Content-Type without parameters: nothing split per request
         }
         String[] parameters = header.split(";");
         List<String> values = new ArrayList<>(1);
