@@ -18,9 +18,11 @@ import dev.idempotency.spi.StoredOutcome;
  * ends the request's claim as a synchronous method's failure does first
  * ({@link TransactionBinding#releaseAfterFailure}: released, so that a retry runs again even when a
  * mapper turns the exception into a {@code 4xx}; inside a transaction, decided by its end); then the
- * container answers as it would. Except a timeout handler's own answer (a {@code 503} made of an
- * exception, often through the captured response): it comes while the work still runs, so the key
- * stays in progress until its lease ends, as for the container's own timeout answer. A value the
+ * container answers as it would. Except once the response timed out: a timeout handler's answer
+ * (a {@code 503} made of an exception, often through the captured response, on its thread or
+ * another) comes while the work still runs, so the key stays in progress until its lease ends, as
+ * for the container's own timeout answer; unless the handler gave the work more time
+ * ({@code setTimeout}) and answered nothing. A value the
  * work resumes with after the container answered already (the timeout's {@code 503}, a cancel) is
  * recorded as an answer without its body: the work is done, and must not run again after the lease.
  * Every other call goes to the container's unchanged.
@@ -30,8 +32,16 @@ final class ReleasingAsyncResponse implements AsyncResponse {
     private final AsyncResponse container;
     private final HttpClaim claim;
     private final TransactionBinding binding;
-    /** Set while a timeout handler runs: what it resumes with is the timeout's answer, not the work's. */
-    private volatile boolean handlingTimeout;
+    /**
+     * Set once the container reported the timeout: what is resumed with an exception after it (by
+     * the handler, on its thread or another) is the timeout's answer while the work still runs;
+     * cleared when the handler gave the work more time ({@code setTimeout}) and answered nothing.
+     */
+    private volatile boolean timedOut;
+    /** The thread running the timeout handler, while it does: a late answer it loses is not the work's. */
+    private volatile Thread handling;
+    /** Whether the timeout handler running now gave the work more time. */
+    private volatile boolean extended;
 
     ReleasingAsyncResponse(AsyncResponse container, HttpClaim claim, TransactionBinding binding) {
         this.container = container;
@@ -62,7 +72,7 @@ final class ReleasingAsyncResponse implements AsyncResponse {
     @Override
     public boolean resume(Object response) {
         boolean resumed = container.resume(response);
-        if (!resumed && !handlingTimeout && claim.isOpen() && !claim.answeredAfterRollback()) {
+        if (!resumed && handling != Thread.currentThread() && claim.isOpen() && !claim.answeredAfterRollback()) {
             // The work is done, but the container had answered already (its timeout's 503, which
             // kept the key in progress; a cancel): recorded without the answer's body, so that no
             // retry takes the key over after the lease and runs the work a second time (unless its
@@ -78,7 +88,7 @@ final class ReleasingAsyncResponse implements AsyncResponse {
 
     @Override
     public boolean resume(Throwable response) {
-        if (!handlingTimeout) {
+        if (!timedOut) {
             // Before the answer leaves: a retry that follows it must find the key free. (A key taken
             // over meanwhile was marked rollback-only in its transaction: nothing more to say to a
             // container.)
@@ -119,19 +129,27 @@ final class ReleasingAsyncResponse implements AsyncResponse {
 
     @Override
     public boolean setTimeout(long time, TimeUnit unit) {
+        if (handling == Thread.currentThread()) {
+            extended = true;
+        }
         return container.setTimeout(time, unit);
     }
 
     @Override
     public void setTimeoutHandler(TimeoutHandler handler) {
         container.setTimeoutHandler(handler == null ? null : timedOutResponse -> {
-            // Only what the handler itself resumes with is the timeout's answer: a handler may give
-            // the work more time (setTimeout), and the work's own failure after it is a failure.
-            handlingTimeout = true;
+            timedOut = true;
+            extended = false;
+            handling = Thread.currentThread();
             try {
                 handler.handleTimeout(this);
             } finally {
-                handlingTimeout = false;
+                handling = null;
+                // A handler that gave the work more time answered nothing: the work's own failure
+                // after it is a failure like any other.
+                if (extended && container.isSuspended()) {
+                    timedOut = false;
+                }
             }
         });
     }

@@ -81,7 +81,7 @@ public final class TransactionBinding {
      */
     public boolean bind(OwnedClaim claim, boolean markNow, Runnable onCommit) {
         boolean active = transactions.active();
-        boolean deferred = endWithTransaction(claim, onCommit);
+        boolean deferred = endWithTransaction(claim, onCommit, true);
         if (deferred && active && markNow) {
             boolean marked;
             try {
@@ -102,12 +102,21 @@ public final class TransactionBinding {
 
     /**
      * @param onCommit what to do once the transaction committed, or {@code null} for nothing
+     * @param workMayGoOn whether work may go on after the method returned (an asynchronous
+     *     endpoint's that returned): a rollback then releases the claim only once it answered; a
+     *     failure's work is over
      * @return whether a transaction reports its end: a rollback then releases the claim
      */
-    private boolean endWithTransaction(OwnedClaim claim, Runnable onCommit) {
+    private boolean endWithTransaction(OwnedClaim claim, Runnable onCommit, boolean workMayGoOn) {
         return transactions.whenTransactionEnds(end -> {
             switch (end) {
-                case ROLLED_BACK -> claim.releaseAfterRollbackOnceAnswered();
+                case ROLLED_BACK -> {
+                    if (workMayGoOn) {
+                        claim.releaseAfterRollbackOnceAnswered();
+                    } else {
+                        claim.releaseAfterRollback();
+                    }
+                }
                 case COMMITTED -> {
                     if (onCommit != null) {
                         onCommit.run();
@@ -147,7 +156,7 @@ public final class TransactionBinding {
             return bind(claim, true, () -> claim.complete(outcome));
         }
         boolean active = transactions.active();
-        boolean deferred = endWithTransaction(claim, claim::completedWithCommit);
+        boolean deferred = endWithTransaction(claim, claim::completedWithCommit, true);
         if (deferred && active) {
             boolean stored;
             try {
@@ -262,7 +271,7 @@ public final class TransactionBinding {
      */
     public boolean releaseAfterFailure(OwnedClaim claim) {
         boolean markable = transactions.active();
-        if (!bind(claim, false, null)) {
+        if (!endWithTransaction(claim, null, false)) {
             claim.release();
             return true;
         }

@@ -185,6 +185,34 @@ class HttpInvocationsTest {
         assertThat(record.outcome().bodyStored()).isFalse();
     }
 
+    /**
+     * A timeout handler that answers from another thread (it hands the {@code 503} to an executor):
+     * the work still runs, so the key stays in progress, as when the handler answers itself.
+     */
+    @Test
+    void aTimeoutHandlerAnsweringFromAnotherThreadKeepsTheKeyInProgress() throws Exception {
+        HttpClaim claim = claimOf("k-5");
+        TimeoutHandler[] handler = new TimeoutHandler[1];
+        AsyncResponse container = container(handler, new ArrayList<>(), true);
+        java.util.concurrent.ExecutorService answering = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            this.container.select(HttpInvocations.class).get().invoke(invocation(new Object[] {"o-5", container}, parameters -> {
+                AsyncResponse response = (AsyncResponse) parameters[1];
+                response.setTimeoutHandler(timedOut -> answering.execute(() -> timedOut.resume(
+                        new ServiceUnavailableException("still working"))));
+                return null;
+            }), claim);
+            handler[0].handleTimeout(container);
+            answering.shutdown();
+            assertThat(answering.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            answering.shutdownNow();
+        }
+
+        assertThat(store.claim("k-5", "fp", Duration.ofMinutes(1), Duration.ofMinutes(10)))
+                .as("still in progress: the work goes on").isInstanceOf(ClaimResult.Existing.class);
+    }
+
     private HttpClaim claimOf(String key) {
         String owner = ((ClaimResult.Acquired) store.claim(key, "fp", Duration.ofMinutes(1), Duration.ofMinutes(10))).owner();
         return new HttpClaim(store, policy, Orders.class, find, true, key, owner, EventPublisher.NONE,

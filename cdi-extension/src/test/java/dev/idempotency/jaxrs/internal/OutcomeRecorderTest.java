@@ -238,6 +238,31 @@ class OutcomeRecorderTest {
         });
     }
 
+    /**
+     * An asynchronous method that failed inside its transaction (it threw, or resumed with an
+     * exception), which rolled back: its work is over, so the rollback gives the key back at once,
+     * whatever the container then answers (an unmapped exception's {@code 500}).
+     */
+    @Test
+    void anAsyncMethodThatFailedInItsTransactionIsGivenBackByTheRollback() {
+        withJta(jta -> {
+            Server server = library.server("create", true, true);
+            Request first = payment();
+            jta.begin();
+            FakeRequests.Server.Exchange exchange = server.start(first);
+            exchange.runWithoutAnswering(requestBody -> {
+                new TransactionBinding(new TransactionGuard()).releaseAfterFailure(first.claim()); // as the interceptor does
+                return null;
+            });
+            jta.rollback();
+            exchange.resume(Response.serverError().build());
+
+            Answer retry = server.send(payment(), answering(201, "paid"));
+            assertThat(retry.status).as(retry.toString()).isEqualTo(201);
+            assertThat(server.executions()).isEqualTo(2);
+        });
+    }
+
     /** A retry of a payment made whose answer was not stored: told so ({@code 410}), never paid again. */
     private void assertPaidOnceAndNotStored(Server server) {
         Answer retry = server.send(payment(), answering(201, "paid: receipt 43"));
