@@ -224,9 +224,12 @@ final class DatabaseClock {
                 // The estimate is off by up to half the round trip: a pause inside it (a collection,
                 // the scheduler) would move the node's time of the database by half the pause, for
                 // up to a minute. Of a few round trips, the shortest is kept, the first short one at once.
+                // Only an expression of the statement's time: one of the transaction's start (H2's,
+                // LOCALTIMESTAMP) answers the same time again, which a later round trip would make older.
+                int attempts = chosen.equals(UTC_NOW.get(4)) || chosen.equals(SESSION_LOCAL_NOW) ? 1 : MAX_ATTEMPTS;
                 Reading best = null;
                 long shortest = Long.MAX_VALUE;
-                for (int attempt = 0; attempt < MAX_ATTEMPTS && shortest > SHORT_ROUND_TRIP_NANOS; attempt++) {
+                for (int attempt = 0; attempt < attempts && shortest > SHORT_ROUND_TRIP_NANOS; attempt++) {
                     long before = nanoClock.getAsLong();
                     long wall = wallClock.getAsLong();
                     LocalDateTime databaseUtc = toLocal(em.createNativeQuery(chosen).getSingleResult());

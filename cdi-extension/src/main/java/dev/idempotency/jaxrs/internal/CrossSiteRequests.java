@@ -72,15 +72,22 @@ public final class CrossSiteRequests {
     }
 
     /**
-     * @return whether a plain-http page sent a request the browser made over https (as the server
-     *     saw it, or as a proxy ending TLS says: {@code X-Forwarded-Proto}, {@code Forwarded: proto=}):
-     *     anyone on the network path can write such a page. The other way (an https page, a proxy
-     *     that does not say the scheme) is the application's own page.
+     * @return whether a plain-http page sent a request the browser made over https (as a proxy in
+     *     front says: {@code X-Forwarded-Proto}, {@code Forwarded: proto=}; else as the server saw
+     *     it): anyone on the network path can write such a page. The other way (an https page, a
+     *     proxy ending TLS that does not say the scheme) is the application's own page.
      */
     private static boolean downgraded(String origin, String scheme, HttpHeaders headers) {
-        return origin.startsWith("http:") && ("https".equalsIgnoreCase(scheme)
-                || "https".equalsIgnoreCase(first(headers.getHeaderString("X-Forwarded-Proto")))
-                || "https".equalsIgnoreCase(forwarded(headers.getHeaderString("Forwarded"), "proto")));
+        if (!origin.startsWith("http:")) {
+            return false;
+        }
+        // A proxy that says which scheme the browser used decides (one that re-encrypts to the
+        // server says http for a plain-http page of its own); else the request's own scheme.
+        String reported = first(headers.getHeaderString("X-Forwarded-Proto"));
+        if (reported == null || reported.isEmpty()) {
+            reported = forwarded(headers.getHeaderString("Forwarded"), "proto");
+        }
+        return "https".equalsIgnoreCase(reported == null || reported.isEmpty() ? scheme : reported);
     }
 
     /** @return whether the request was sent to the origin's host: as it arrived, or as a proxy in front says */

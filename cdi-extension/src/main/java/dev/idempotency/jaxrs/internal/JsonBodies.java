@@ -54,6 +54,11 @@ final class JsonBodies {
             this.body = body;
         }
 
+        /** @return whether the body is empty (which holds no JSON, and no key) */
+        boolean empty() {
+            return body.length() == 0;
+        }
+
         /** @return the body's JSON value, or {@code null} when the body is no JSON */
         JsonValue value() {
             if (!parsed) {

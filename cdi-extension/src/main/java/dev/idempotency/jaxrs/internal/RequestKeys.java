@@ -88,12 +88,12 @@ final class RequestKeys {
      * @param contentType the request's {@code Content-Type}, or {@code null}
      * @param required whether the endpoint requires a key
      * @return the key at the pointer; where a key is optional, a body declared JSON that cannot be
-     *     read as JSON (malformed, or nested deeper than the parser goes) is unreadable, not
-     *     keyless: it may hold a key, and must never run unclaimed
+     *     read as JSON (malformed, nested deeper than the parser goes, not UTF-8) is unreadable,
+     *     not keyless: it may hold a key, and must never run unclaimed. An empty body holds none.
      */
     Read fromBody(JsonBodies.Parsed json, String contentType, boolean required) {
         JsonValue document = json.value();
-        if (document == null && !required && declaredJson(contentType)) {
+        if (document == null && !required && !json.empty() && declaredJson(contentType)) {
             return Read.unreadable("This endpoint takes its idempotency key from the JSON body at " + pointer
                     + ", and the body, declared JSON, could not be read as JSON; nothing was executed.");
         }
@@ -133,10 +133,10 @@ final class RequestKeys {
         return new Read(key, null, null);
     }
 
-    /** @return whether the media type is JSON's: {@code application/json} or a {@code +json} type */
+    /** @return whether the media type is JSON's: {@code application/json}, {@code text/json} or a {@code +json} type */
     private static boolean declaredJson(String contentType) {
         String type = HeaderParameters.mediaType(contentType);
-        return type.equals("application/json") || type.endsWith("+json");
+        return type.equals("application/json") || type.equals("text/json") || type.endsWith("+json");
     }
 
     /**

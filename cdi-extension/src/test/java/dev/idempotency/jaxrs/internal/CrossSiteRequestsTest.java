@@ -74,6 +74,11 @@ class CrossSiteRequestsTest {
         assertThat(fromAnotherSiteOver("http", NONE, "Host", "app:8080", "Origin", "https://shop.example",
                 "X-Forwarded-Host", "shop.example")).as("a proxy that does not say the scheme: the https page").isFalse();
         assertThat(fromAnotherSiteOver("http", NONE, "Host", "localhost:8080", "Origin", "http://localhost:8080")).isFalse();
+        assertThat(fromAnotherSiteOver("https", NONE, "Host", "app.example", "Origin", "http://app.example",
+                "X-Forwarded-Proto", "http")).as("a proxy that says the browser used http, over https to the server")
+                .isFalse();
+        assertThat(fromAnotherSiteOver("https", NONE, "Host", "app.example", "Origin", "http://app.example",
+                "Forwarded", "proto=http;host=app.example")).isFalse();
     }
 
     @Test

@@ -257,6 +257,19 @@ class WebhookKeySourcesTest {
         assertThat(server.executions()).isZero();
         assertThat(server.send(post("/hooks/any", "ping").header("Content-Type", "text/plain"), receiver()).status)
                 .as("a body declared as something else runs unclaimed, as before").isEqualTo(200);
+        assertThat(server.send(post("/hooks/any", "{\"data\":").header("Content-Type", "text/json"), receiver()).status)
+                .as("text/json is JSON too").isEqualTo(400);
+    }
+
+    @Test
+    void whereAKeyInTheBodyIsOptionalAnEmptyBodyDeclaredJsonRunsUnclaimed() {
+        // A ping without a body, sent with the client's usual Content-Type: it holds no key.
+        Server server = library.server("bodyKeyIfAny");
+
+        Answer ping = server.send(post("/hooks/any", "").header("Content-Type", "application/json"), receiver());
+
+        assertThat(ping.status).as(ping.toString()).isEqualTo(200);
+        assertThat(server.executions()).isEqualTo(1);
     }
 
     @Test
