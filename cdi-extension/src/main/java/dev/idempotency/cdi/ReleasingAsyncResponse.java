@@ -77,7 +77,7 @@ final class ReleasingAsyncResponse implements AsyncResponse {
             // kept the key in progress; a cancel): recorded without the answer's body, so that no
             // retry takes the key over after the lease and runs the work a second time (unless its
             // transaction rolled back: then it is given back now).
-            StoredOutcome unsent = claim.returnedUnanswered(response,
+            StoredOutcome unsent = claim.resumedTooLate(response,
                     "the container had answered already (a timeout, a cancel) when the work resumed with its answer");
             if (unsent != null) {
                 binding.storeWhenCommitted(claim, unsent);

@@ -129,13 +129,9 @@ public final class HttpClaim extends OwnedClaim {
      * @param why what happened instead, for the log
      * @return the outcome to store, or {@code null} for a server error (the work failed: nothing to keep)
      */
-    public StoredOutcome returnedUnanswered(Object answer, String why) {
+    public StoredOutcome resumedTooLate(Object answer, String why) {
         int status = statusOf(answer);
-        if (status >= 500 && !policy().pinServerErrors()) {
-            return null;
-        }
-        LOG.warning(Messages.responseNotWritten(policy().endpoint(), status, why));
-        return StoredOutcome.withoutBody(status, Map.of());
+        return status >= 500 && !policy().pinServerErrors() ? null : notWritten(status, why);
     }
 
     /**
@@ -199,12 +195,14 @@ public final class HttpClaim extends OwnedClaim {
      * @return the outcome to store, or {@code null} when the method returned no answer (or a server error)
      */
     public StoredOutcome returnedUnanswered(String why) {
-        int answered = returned;
-        if (answered == 0 || answered >= 500) {
-            return null;
-        }
-        LOG.warning(Messages.responseNotWritten(policy().endpoint(), answered, why));
-        return StoredOutcome.withoutBody(answered, Map.of());
+        int status = returned;
+        return status == 0 || status >= 500 ? null : notWritten(status, why);
+    }
+
+    /** @return an answer stored without its body, logged ({@code IDEMP0325}) */
+    private StoredOutcome notWritten(int status, String why) {
+        LOG.warning(Messages.responseNotWritten(policy().endpoint(), status, why));
+        return StoredOutcome.withoutBody(status, Map.of());
     }
 
     /**

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -209,6 +210,9 @@ final class DatabaseClock {
         }
     }
 
+    /** The expressions whose time is the transaction's start (H2's, the fallback), not the statement's. */
+    private static final Set<String> TRANSACTION_START_NOW = Set.of(UTC_NOW.get(4), SESSION_LOCAL_NOW);
+
     /** Timed round trips of one reading, at most. */
     private static final int MAX_ATTEMPTS = 3;
     /** A round trip this short is kept at once: its error is half of it. */
@@ -226,7 +230,7 @@ final class DatabaseClock {
                 // up to a minute. Of a few round trips, the shortest is kept, the first short one at once.
                 // Only an expression of the statement's time: one of the transaction's start (H2's,
                 // LOCALTIMESTAMP) answers the same time again, which a later round trip would make older.
-                int attempts = chosen.equals(UTC_NOW.get(4)) || chosen.equals(SESSION_LOCAL_NOW) ? 1 : MAX_ATTEMPTS;
+                int attempts = TRANSACTION_START_NOW.contains(chosen) ? 1 : MAX_ATTEMPTS;
                 Reading best = null;
                 long shortest = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < attempts && shortest > SHORT_ROUND_TRIP_NANOS; attempt++) {

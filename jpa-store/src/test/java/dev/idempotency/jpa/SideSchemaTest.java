@@ -42,17 +42,14 @@ class SideSchemaTest {
 
     @Test
     void aUnitMappingTheTableToAnotherSchemaKeepsEveryClaimInThatTable() throws Exception {
-        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
-                Statement statement = connection.createStatement()) {
+        onPostgreSql(statement -> {
             statement.execute("CREATE SCHEMA IF NOT EXISTS idem_side");
             statement.execute("SET search_path TO idem_side");
             ShippedDdl.recreate(statement, "postgresql.sql");
             statement.execute("SET search_path TO public");
             ShippedDdl.recreate(statement, "postgresql.sql");
-        }
-        EntityManagerFactory factory = Persistence.createEntityManagerFactory("idempotency-test-side-schema", Map.of(
-                "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
-                "jakarta.persistence.jdbc.password", "", "eclipselink.session-name", "idempotency-test-side-schema"));
+        });
+        EntityManagerFactory factory = sideSchemaUnit("idempotency-test-side-schema");
         try (PooledDataSource dataSource = new PooledDataSource(URL, "postgres")) {
             JpaRecords onARequestsPath = new JpaRecords(new ResourceLocalTransactions(factory, dataSource));
             JpaRecords inTransactions = new JpaRecords(new ResourceLocalTransactions(factory));
@@ -77,13 +74,12 @@ class SideSchemaTest {
     void aMappedTableThatIsMissingIsReportedAsTheEntitysNotTheSearchPaths() throws Exception {
         // The probe's row went into the table the search_path finds; the entity's own table was
         // missing, and the warning sent the operator to the search_path, which was fine.
-        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
-                Statement statement = connection.createStatement()) {
+        onPostgreSql(statement -> {
             statement.execute("CREATE SCHEMA IF NOT EXISTS idem_side");
             statement.execute("DROP TABLE IF EXISTS idem_side.idempotency_record");
             statement.execute("SET search_path TO public");
             ShippedDdl.recreate(statement, "postgresql.sql");
-        }
+        });
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();
         Handler handler = new Handler() {
             @Override
@@ -101,9 +97,7 @@ class SideSchemaTest {
         };
         Logger logger = Logger.getLogger(InsertIfAbsent.class.getName());
         logger.addHandler(handler);
-        EntityManagerFactory factory = Persistence.createEntityManagerFactory("idempotency-test-side-schema", Map.of(
-                "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
-                "jakarta.persistence.jdbc.password", "", "eclipselink.session-name", "idempotency-test-side-schema-missing"));
+        EntityManagerFactory factory = sideSchemaUnit("idempotency-test-side-schema-missing");
         try (PooledDataSource dataSource = new PooledDataSource(URL, "postgres")) {
             JpaRecords onARequestsPath = new JpaRecords(new ResourceLocalTransactions(factory, dataSource));
 
@@ -115,11 +109,29 @@ class SideSchemaTest {
         } finally {
             logger.removeHandler(handler);
             factory.close();
-            try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
-                    Statement statement = connection.createStatement()) {
+            onPostgreSql(statement -> {
                 statement.execute("SET search_path TO idem_side");
                 ShippedDdl.recreate(statement, "postgresql.sql");
-            }
+            });
         }
+    }
+
+    /** Statements run on a connection of their own. */
+    private interface Sql {
+        void run(Statement statement) throws Exception;
+    }
+
+    private static void onPostgreSql(Sql work) throws Exception {
+        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = connection.createStatement()) {
+            work.run(statement);
+        }
+    }
+
+    /** @return the unit whose mapping puts its tables in the schema idem_side, as a session of that name */
+    private static EntityManagerFactory sideSchemaUnit(String session) {
+        return Persistence.createEntityManagerFactory("idempotency-test-side-schema", Map.of(
+                "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
+                "jakarta.persistence.jdbc.password", "", "eclipselink.session-name", session));
     }
 }

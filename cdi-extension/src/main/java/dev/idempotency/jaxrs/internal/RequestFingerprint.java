@@ -1,6 +1,7 @@
 package dev.idempotency.jaxrs.internal;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 import jakarta.json.JsonValue;
@@ -101,7 +102,7 @@ public final class RequestFingerprint {
      */
     static String inCharsets(String ofBody, List<String> charsets) {
         Hashing hash = Hashing.sha256().add("http-charset").add(String.valueOf(charsets.size()));
-        charsets.forEach(charset -> hash.add(charset.toLowerCase(java.util.Locale.ROOT)));
+        charsets.forEach(charset -> hash.add(charset.toLowerCase(Locale.ROOT)));
         return hash.add(ofBody).finish();
     }
 
