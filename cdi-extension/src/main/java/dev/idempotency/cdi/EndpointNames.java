@@ -1,5 +1,7 @@
 package dev.idempotency.cdi;
 
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +17,8 @@ import dev.idempotency.invocation.MethodPlan;
 /**
  * Finds endpoints that would share a key space by accident: two methods with one explicit name,
  * unless each says {@code sharedName}; and methods that share one on purpose but would never
- * meet, their keys scoped differently. (Derived identities never meet: they hold the bean class,
+ * meet, their keys scoped differently, or whose results differ (one's stored result would be read
+ * back as the other's type). (Derived identities never meet: they hold the bean class,
  * the method and its parameter types.)
  */
 final class EndpointNames {
@@ -68,9 +71,33 @@ final class EndpointNames {
                 conflicts.add(Messages.sharedNameKeySpaces(name, methods.stream()
                         .map(m -> Messages.where(m.beanClass(), m.method()) + " (" + keySpace(all.get(m)) + ")")
                         .sorted().toList()));
+            } else {
+                Map<BeanMethod, String> results = new HashMap<>();
+                methods.forEach(m -> plans.getOrDefault(m, Optional.empty()).ifPresent(p -> results.put(m, returned(p))));
+                if (results.values().stream().distinct().count() > 1) {
+                    // one key's stored result would be read by the other as its own type
+                    conflicts.add(Messages.sharedNameResults(name, results.entrySet().stream()
+                            .map(e -> Messages.where(e.getKey().beanClass(), e.getKey().method()) + " (returns "
+                                    + e.getValue() + ")")
+                            .sorted().toList()));
+                }
             }
         });
         return conflicts;
+    }
+
+    /**
+     * @return the type a method's stored result is read back as: its value's (a stage's value's), a
+     *     primitive as its wrapper (stored alike), "nothing" for void
+     */
+    private static String returned(MethodPlan plan) {
+        Type type = plan.result().valueType();
+        if (type == null || type == void.class || type == Void.class) {
+            return "nothing";
+        }
+        return type instanceof Class<?> primitive && primitive.isPrimitive()
+                ? MethodType.methodType(primitive).wrap().returnType().getName()
+                : type.getTypeName();
     }
 
     /** @return what, besides the name, makes a method's keys: its scope, and whether they are issued tokens */

@@ -290,7 +290,7 @@ public class MethodInvocations {
 
     private StoredOutcome outcome(OwnedClaim owned, MethodPlan plan, Object value) {
         try {
-            byte[] written = codec.write(value, plan.result().valueType());
+            byte[] written = codec.writeResult(value, plan.result().valueType());
             int cap = runtime.settings().maxStoredBodySize();
             if (written.length > cap) {
                 // as an HTTP answer's body: kept within the bound every stored outcome has

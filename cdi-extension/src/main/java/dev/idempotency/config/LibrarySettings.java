@@ -168,6 +168,10 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.roleName(SUPPORT_RELEASE_ROLE, "idempotency-operator"),
                 reader.bool(TELEMETRY_ENABLED, true),
                 reader.duration(SLOW_STORE_THRESHOLD, Duration.ofMillis(100)));
+        if (settings.tenantSource() == TenantSource.HEADER && settings.tenantHeader().equalsIgnoreCase(keyHeader)) {
+            // each tenant's key would be its own tenant: tenants sending one key would share its record
+            reader.errors.add(Messages.tenantHeaderIsTheKeys(TENANT_HEADER, settings.tenantHeader(), KEY_HEADER, keyHeader));
+        }
         if (!reader.errors.isEmpty()) {
             throw new IdempotencyDefinitionException(String.join("; ", reader.errors));
         }

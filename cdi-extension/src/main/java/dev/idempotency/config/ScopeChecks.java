@@ -6,7 +6,8 @@ import dev.idempotency.internal.Messages;
 /**
  * The deployment's checks of a method's scope against the library settings: a method scoped by
  * tenant needs a tenant source that it can have (a non-HTTP call has no header and no host; a JWT
- * claim needs the MicroProfile JWT API). Whether the resolver bean exists is checked once the
+ * claim needs the MicroProfile JWT API), and no server-issued keys (a token is its principal's,
+ * whatever the tenant). Whether the resolver bean exists is checked once the
  * beans are known (the extension, at {@code AfterDeploymentValidation}).
  */
 public final class ScopeChecks {
@@ -33,6 +34,9 @@ public final class ScopeChecks {
         }
         TenantSource source = settings.tenantSource();
         String scope = policy.scope().name();
+        if (policy.serverIssuedKeys()) {
+            throw new IdempotencyDefinitionException(Messages.tokensScopedByTenant(where, scope));
+        }
         if (source == TenantSource.NONE) {
             throw new IdempotencyDefinitionException(Messages.tenantScopeWithoutSource(where, scope,
                     LibrarySettings.TENANT_SOURCE));

@@ -81,6 +81,16 @@ public final class Messages {
                 + " digests, Date); allowed: another HTTP header name, such as the default Idempotent-Replayed";
     }
 
+    /**
+     * IDEMP0160: with idempotency.tenant.source=HEADER, the tenant header is the key's own header;
+     * fails the deployment.
+     */
+    public static String tenantHeaderIsTheKeys(String key, String value, String keyHeaderKey, String keyHeader) {
+        return "IDEMP0160: library setting " + key + "='" + value + "' names the header of the key (" + keyHeaderKey + "='"
+                + keyHeader + "'): every tenant sending the same key would be that key's tenant and share its record;"
+                + " allowed: a header of its own, such as the default X-Tenant-Id";
+    }
+
     /** IDEMP0159: idempotency.tokens.allowed-origins lists something that is no web origin; fails the deployment. */
     public static String invalidOrigin(String key, String value) {
         return "IDEMP0159: library setting " + key + " lists '" + value + "', which is no web origin; allowed: a"
@@ -152,6 +162,14 @@ public final class Messages {
     public static String supportRelease(String who, String keyHash, String endpoint) {
         return "IDEMP0323: " + who + " released the abandoned claim " + keyHash + " on " + endpoint
                 + " through the support look-up; the next request with its key runs";
+    }
+
+    /** IDEMP0161: a tenant scope with server-issued keys, whose use is the principal's alone; fails the deployment. */
+    public static String tokensScopedByTenant(String where, String scope) {
+        return "IDEMP0161: " + where + ": scope=" + scope + " with serverIssuedKeys=true, but a server-issued token is its"
+                + " principal's, by the principal's name alone (the token endpoint knows no tenant): the tenant would be"
+                + " asked for and not used; allowed: scope PRINCIPAL with serverIssuedKeys=true where principal names are"
+                + " unique across tenants, or serverIssuedKeys=false with a tenant scope";
     }
 
     public static String tenantScopeWithoutSource(String where, String scope, String sourceKey) {
@@ -476,6 +494,14 @@ public final class Messages {
         return "IDEMP0152: the endpoint name \"" + name + "\" is shared by " + String.join(" and ", wheres)
                 + ", whose keys are made differently and would never meet; allowed: the same scope and serverIssuedKeys"
                 + " on every method that shares a name";
+    }
+
+    /** IDEMP0162: methods sharing a name return different types; fails the deployment. */
+    public static String sharedNameResults(String name, java.util.List<String> wheres) {
+        return "IDEMP0162: the endpoint name \"" + name + "\" is shared by " + String.join(" and ", wheres)
+                + ", whose results differ: a retry of one would be answered with the other's stored result read as its"
+                + " own type, and not run; allowed: the same result type on every method that shares a name (a"
+                + " primitive and its wrapper, a value and a CompletionStage of it count as the same)";
     }
 
     public static String callerFromPrincipalBean(java.util.Set<String> anonymousNames) {

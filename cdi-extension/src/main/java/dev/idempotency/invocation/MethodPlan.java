@@ -218,7 +218,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
     private void addJson(Hashing hashing, ResultCodec codec, int index, Object value, Type type, ArgumentCanon canon) {
         try {
             hashing.add(canon.apply(codec.write(value, type)));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) { // (an argument nested deeper than JSON-B's recursion reaches)
             throw new IdempotencyException(Messages.argumentsNotFingerprintable(where, index), e);
         }
     }

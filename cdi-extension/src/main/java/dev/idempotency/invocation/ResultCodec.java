@@ -7,35 +7,54 @@ import java.util.Optional;
 
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
+import jakarta.json.bind.JsonbConfig;
 
 import dev.idempotency.internal.JsonText;
 
 /**
  * Writes method results and arguments as JSON-B, with their generic types, and reads results
  * back. {@code Optional} is unwrapped and rewrapped, since JSON-B writes an empty one as
- * {@code null}. One {@link Jsonb} for the application: it is thread-safe and costly to create.
+ * {@code null}. Results keep their null properties ({@code "status":null}): left out, as JSON-B
+ * does by default, a duplicate would read back the property's default from the class's
+ * constructor instead of the null the first call returned. Arguments are written as JSON-B does by
+ * default, which every stored fingerprint was made with. One {@link Jsonb} of each for the
+ * application: thread-safe and costly to create.
  */
 public final class ResultCodec implements AutoCloseable {
 
     private final Jsonb jsonb = JsonbBuilder.create();
+    private final Jsonb results = JsonbBuilder.create(new JsonbConfig().withNullValues(true));
 
     /**
-     * @param value a value (may be null; a null {@code Optional} is written as an empty one)
+     * @param value an argument (may be null; a null {@code Optional} is written as an empty one)
      * @param type its generic type
-     * @return its JSON, UTF-8
+     * @return its JSON, UTF-8, as fingerprints are made of
      */
     public byte[] write(Object value, Type type) {
+        return write(jsonb, value, type);
+    }
+
+    /**
+     * @param value a result (may be null; a null {@code Optional} is written as an empty one)
+     * @param type its generic type
+     * @return its JSON, UTF-8, null properties included, for {@link #read}
+     */
+    public byte[] writeResult(Object value, Type type) {
+        return write(results, value, type);
+    }
+
+    private static byte[] write(Jsonb with, Object value, Type type) {
         if (isOptional(type)) {
             // A method may return null, or be passed null, where it declares an Optional.
             Object present = value == null ? null : ((Optional<?>) value).orElse(null);
-            return write(present, ((ParameterizedType) type).getActualTypeArguments()[0]);
+            return write(with, present, ((ParameterizedType) type).getActualTypeArguments()[0]);
         }
-        return (value == null ? "null" : JsonText.loneSurrogatesEscaped(jsonb.toJson(value, type)))
+        return (value == null ? "null" : JsonText.loneSurrogatesEscaped(with.toJson(value, type)))
                 .getBytes(StandardCharsets.UTF_8);
     }
 
     /**
-     * @param json what {@link #write} produced
+     * @param json what {@link #writeResult} produced (or, before null properties were kept, {@link #write})
      * @param type the generic type to read
      * @return an equal value
      */
@@ -44,7 +63,7 @@ public final class ResultCodec implements AutoCloseable {
             return Optional.ofNullable(read(json, ((ParameterizedType) type).getActualTypeArguments()[0]));
         }
         String text = new String(json, StandardCharsets.UTF_8);
-        return text.equals("null") ? null : jsonb.fromJson(text, type);
+        return text.equals("null") ? null : results.fromJson(text, type);
     }
 
     private static boolean isOptional(Type type) {
@@ -53,8 +72,13 @@ public final class ResultCodec implements AutoCloseable {
 
     @Override
     public void close() {
+        close(jsonb);
+        close(results);
+    }
+
+    private static void close(Jsonb discarded) {
         try {
-            jsonb.close();
+            discarded.close();
         } catch (Exception e) {
             // nothing left to do with a Jsonb being discarded
         }

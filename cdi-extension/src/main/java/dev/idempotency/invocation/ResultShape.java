@@ -5,10 +5,12 @@ import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -107,10 +109,15 @@ public record ResultShape(Kind kind, Type valueType) {
             checkClass(where, declared, type.getComponentType());
             return;
         }
-        if (type == Object.class) {
-            throw unsupported(where, declared, "Object is read back as a Map, not as the value that was returned");
+        String lossy = lossy(type);
+        if (lossy != null) {
+            throw unsupported(where, declared, lossy);
         }
-        if (type.isPrimitive() || type.isEnum() || type.isRecord() || isJdkValue(type)) {
+        if (type.isRecord()) {
+            checkComponents(where, declared, type, new HashSet<>());
+            return;
+        }
+        if (type.isPrimitive() || type.isEnum() || isJdkValue(type)) {
             return;
         }
         if (type.isInterface() || Modifier.isAbstract(type.getModifiers())) {
@@ -119,6 +126,62 @@ public record ResultShape(Kind kind, Type valueType) {
         }
         if (!hasCreator(type)) {
             throw unsupported(where, declared, type.getName() + " has neither a no-argument constructor nor a @JsonbCreator");
+        }
+    }
+
+    /**
+     * @return why JSON-B reads a value of this declared type back as another type, which the
+     *     read-back check at the first call cannot see (it succeeds); or null
+     */
+    private static String lossy(Class<?> type) {
+        if (type == Object.class) {
+            return "Object is read back as a Map, not as the value that was returned";
+        }
+        if (type == Number.class) {
+            return "Number is read back as a BigDecimal, not as the Integer or Long that was returned";
+        }
+        if (type.isInterface() && type.getName().startsWith("java.lang.")) {
+            return type.getName() + " is an interface JSON-B reads back as one of its own choosing, or not at all";
+        }
+        return null;
+    }
+
+    /**
+     * A record's components, through nested records and containers, declared as a type JSON-B
+     * reads back as another ({@link #lossy}). Other components are left to the check at the first
+     * call, which reads the written result back (one of an interface type fails there).
+     */
+    private static void checkComponents(String where, Type declared, Class<?> record, Set<Class<?>> seen) {
+        if (!seen.add(record)) {
+            return; // a record that nests itself
+        }
+        for (RecordComponent component : record.getRecordComponents()) {
+            checkComponent(where, declared, record, component, component.getGenericType(), seen);
+        }
+    }
+
+    private static void checkComponent(String where, Type declared, Class<?> record, RecordComponent component, Type type,
+            Set<Class<?>> seen) {
+        if (type instanceof ParameterizedType parameterized) {
+            checkComponent(where, declared, record, component, parameterized.getRawType(), seen);
+            for (Type argument : parameterized.getActualTypeArguments()) {
+                checkComponent(where, declared, record, component, argument, seen);
+            }
+        } else if (type instanceof GenericArrayType array) {
+            checkComponent(where, declared, record, component, array.getGenericComponentType(), seen);
+        } else if (type instanceof Class<?> raw) {
+            Class<?> element = raw;
+            while (element.isArray()) {
+                element = element.getComponentType();
+            }
+            String lossy = lossy(element);
+            if (lossy != null) {
+                throw unsupported(where, declared, "the component " + component.getName() + " of " + record.getName()
+                        + ": " + lossy);
+            }
+            if (element.isRecord()) {
+                checkComponents(where, declared, element, seen);
+            }
         }
     }
 

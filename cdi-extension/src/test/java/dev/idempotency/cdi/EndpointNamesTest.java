@@ -54,6 +54,15 @@ class EndpointNamesTest {
         }
     }
 
+    /** Shares the name and how its keys are made, but answers another type: a retry would read one as the other. */
+    @ApplicationScoped
+    public static class SharedRefund {
+        @Idempotent(name = "orders.shared", sharedName = true)
+        public String place(@IdempotencyKey String orderNo) {
+            return "refund " + EXECUTIONS.incrementAndGet();
+        }
+    }
+
     /** Shares the name, but its keys are not scoped by principal: the two would never meet. */
     @ApplicationScoped
     public static class SharedPerEndpoint {
@@ -142,6 +151,19 @@ class EndpointNamesTest {
                 .hasStackTraceContaining("IDEMP0152: the endpoint name \"orders.shared\" is shared by bean "
                         + SharedPerEndpoint.class.getName() + ", method place (scope ENDPOINT) and bean "
                         + SharedWeb.class.getName() + ", method place (scope PRINCIPAL)");
+    }
+
+    /**
+     * Two methods sharing a name whose results differ: the second's call of a key the first ran
+     * was answered with the first's stored result read as its own type (an int's JSON read as a
+     * String, a Receipt's as a Refund with every property null), and did not run. Deployed before.
+     */
+    @Test
+    void methodsThatShareANameButNotTheirResultsTypeFailTheDeployment() {
+        assertThatThrownBy(() -> TestContainers.weld(SharedWeb.class, SharedRefund.class).initialize().close())
+                .hasStackTraceContaining("IDEMP0162: the endpoint name \"orders.shared\" is shared by bean "
+                        + SharedRefund.class.getName() + ", method place (returns java.lang.String) and bean "
+                        + SharedWeb.class.getName() + ", method place (returns java.lang.Integer)");
     }
 
     @Test

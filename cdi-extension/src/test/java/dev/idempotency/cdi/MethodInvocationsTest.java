@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,6 +56,18 @@ class MethodInvocationsTest {
     }
 
     public record OrderMessage(String orderNo, List<Line> lines) {
+    }
+
+    /** A result bean whose properties have defaults other than null. */
+    public static class Quote {
+        public String id;
+        public String status = "PENDING";
+        public List<String> warnings = new ArrayList<>();
+        public Optional<String> coupon = Optional.of("WELCOME");
+    }
+
+    /** An argument that nests itself. */
+    public record Node(String value, Node next) {
     }
 
     /** A command of one of two kinds, whose JSON (no type in it) is the same for both. */
@@ -179,6 +192,28 @@ class MethodInvocationsTest {
             });
         }
 
+        /** Returns its properties null, which their defaults are not. */
+        @Idempotent
+        public Quote quote(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            Quote quote = new Quote();
+            quote.id = id;
+            quote.status = null;
+            quote.warnings = null;
+            quote.coupon = null;
+            return quote;
+        }
+
+        @Idempotent
+        public int walk(@IdempotencyKey String id, Node path) {
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent
+        public CompletionStage<Integer> walkLater(@IdempotencyKey String id, Node path) {
+            return CompletableFuture.completedStage(executions.incrementAndGet());
+        }
+
         /** A result JSON-B writes but cannot read back: a component of an interface type. */
         @Idempotent
         public Priced priced(@IdempotencyKey String id) {
@@ -301,6 +336,40 @@ class MethodInvocationsTest {
 
     private static OrderMessage order(String orderNo) {
         return new OrderMessage(orderNo, List.of(new Line("sku-1", 2)));
+    }
+
+    /**
+     * JSON-B leaves null properties out by default, and the read then kept the constructor's
+     * defaults: a duplicate got "PENDING" and an empty list where the first call had null.
+     */
+    @Test
+    void nullPropertiesOfAResultAreReplayedNullNotAsTheirDefaults() {
+        Quote first = consumer.quote("q-1");
+        Quote replayed = consumer.quote("q-1");
+
+        assertThat(consumer.executions()).isEqualTo(1);
+        assertThat(replayed).isNotSameAs(first);
+        assertThat(replayed.id).isEqualTo("q-1");
+        assertThat(replayed.status).isNull();
+        assertThat(replayed.warnings).isNull();
+        assertThat(replayed.coupon).as("null, or empty at the least, never the default").isNotEqualTo(Optional.of("WELCOME"));
+    }
+
+    /** An argument nested deeper than JSON-B's recursion reaches: refused with its code, not a StackOverflowError. */
+    @Test
+    void anArgumentTooDeepToFingerprintIsRefusedWithItsCode() {
+        Node path = null;
+        for (int i = 0; i < 50_000; i++) {
+            path = new Node("n" + i, path);
+        }
+        Node deep = path;
+
+        assertThatThrownBy(() -> consumer.walk("w-1", deep)).isInstanceOf(IdempotencyException.class)
+                .hasMessageContaining("IDEMP0307");
+        assertThat(consumer.walkLater("w-2", deep)).as("a stage method answers with a failed stage")
+                .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(IdempotencyException.class).withMessageContaining("IDEMP0307");
+        assertThat(consumer.executions()).isZero();
     }
 
     @Test

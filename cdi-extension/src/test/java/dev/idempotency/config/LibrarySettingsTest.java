@@ -151,6 +151,30 @@ class LibrarySettingsTest {
         assertThat(load().replayedHeader()).isEqualTo("X-Replayed");
     }
 
+    /**
+     * The tenant read from the key's own header: every tenant sending key "order-1" with the same
+     * body would share one record and be replayed another tenant's answer. Deployed before.
+     */
+    @Test
+    void theTenantHeaderCannotBeTheKeyHeader() {
+        config.put("idempotency.tenant.source", "HEADER");
+        config.put("idempotency.tenant.header", "idempotency-key");
+
+        assertThatThrownBy(this::load).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEMP0160: library setting idempotency.tenant.header='idempotency-key' names the header"
+                        + " of the key (idempotency.key-header='Idempotency-Key')");
+
+        config.put("idempotency.key-header", "X-Request-Key");
+        config.put("idempotency.tenant.header", "x-request-key");
+        assertThatThrownBy(this::load).isInstanceOf(IdempotencyDefinitionException.class).hasMessageContaining("IDEMP0160");
+
+        config.put("idempotency.tenant.header", "Idempotency-Key"); // no longer the key's header
+        assertThat(load().tenantHeader()).isEqualTo("Idempotency-Key");
+        config.put("idempotency.tenant.source", "JWT_CLAIM"); // the header is not read
+        config.put("idempotency.tenant.header", "X-Request-Key");
+        assertThat(load().tenantSource()).isEqualTo(TenantSource.JWT_CLAIM);
+    }
+
     @Test
     void originsAllowedToAskForTokensAreWebOrigins() {
         config.put("idempotency.tokens.allowed-origins", " https://App.example:443/ , http://localhost:8080");

@@ -29,6 +29,10 @@ class ScopeChecksTest {
         @Idempotent
         public void note() {
         }
+
+        @Idempotent(scope = IdempotencyScope.TENANT_PRINCIPAL, serverIssuedKeys = true)
+        public void pay() {
+        }
     }
 
     private static final String WHERE = "bean " + Orders.class.getName() + ", method ";
@@ -85,6 +89,26 @@ class ScopeChecksTest {
                         + " (org.eclipse.microprofile.jwt.JsonWebToken); allowed: a server with MicroProfile JWT, or"
                         + " another tenant source (HEADER, HOST, RESOLVER)");
         assertThat(ScopeChecks.jwtApiPresent()).as("on this test's class path").isTrue();
+    }
+
+    /**
+     * A server-issued token's use is its principal's whatever the scope (the token endpoint knows no
+     * tenant): the tenant was demanded (400 without it) and then ignored, so alice of acme and
+     * alice of globex shared one token space and one issuance bound. Deployed before.
+     */
+    @Test
+    void serverIssuedKeysCannotBeScopedByTenant() {
+        config.put("idempotency.tenant.source", "RESOLVER");
+
+        assertThatThrownBy(() -> check("pay", true, true))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessage("IDEMP0161: " + WHERE + "pay: scope=TENANT_PRINCIPAL with serverIssuedKeys=true, but a"
+                        + " server-issued token is its principal's, by the principal's name alone (the token endpoint"
+                        + " knows no tenant): the tenant would be asked for and not used; allowed: scope PRINCIPAL with"
+                        + " serverIssuedKeys=true where principal names are unique across tenants, or serverIssuedKeys=false"
+                        + " with a tenant scope");
+        config.put("Idempotent/scope", "PRINCIPAL");
+        assertThatCode(() -> check("pay", true, true)).doesNotThrowAnyException();
     }
 
     @Test

@@ -37,6 +37,19 @@ class ResultShapeTest {
     public abstract static class Shape {
     }
 
+    /** Its detail is read back as a Map, its amount as a BigDecimal: a duplicate's cast fails. */
+    public record Loose(String id, Object detail, Number amount) {
+    }
+
+    public record Parts(String id, List<Number> parts) {
+    }
+
+    public record Outer(String id, Loose inner) {
+    }
+
+    public record Chain(String id, Chain next, Optional<Payment> payment) {
+    }
+
     @SuppressWarnings("unused")
     static class Returns<T> {
         public void none() {
@@ -118,6 +131,30 @@ class ResultShapeTest {
         public CompletionStage<Stream<Payment>> stageOfStream() {
             return null;
         }
+
+        public Number number() {
+            return null;
+        }
+
+        public CharSequence text() {
+            return null;
+        }
+
+        public Loose loose() {
+            return null;
+        }
+
+        public CompletionStage<Parts> parts() {
+            return null;
+        }
+
+        public List<Outer> outer() {
+            return null;
+        }
+
+        public Chain chain() {
+            return null;
+        }
     }
 
     private static ResultShape shape(String name) throws NoSuchMethodException {
@@ -126,7 +163,7 @@ class ResultShapeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"record", "list", "optional", "map", "primitive", "bean", "array"})
+    @ValueSource(strings = {"record", "list", "optional", "map", "primitive", "bean", "array", "chain"})
     void valuesJsonbCanReadBackAreAccepted(String name) throws Exception {
         assertThat(shape(name).kind()).isEqualTo(ResultShape.Kind.VALUE);
     }
@@ -141,7 +178,7 @@ class ResultShapeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"stream", "iterator", "future", "object", "variable", "wildcard", "raw", "noCreator", "shape",
-        "stageOfStream"})
+        "stageOfStream", "number", "text", "loose", "parts", "outer"})
     void typesThatCannotRoundTripFailTheDeployment(String name) {
         assertThatThrownBy(() -> shape(name))
                 .isInstanceOf(IdempotencyDefinitionException.class)

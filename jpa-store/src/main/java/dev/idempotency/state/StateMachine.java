@@ -10,9 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityNotFoundException;
+import jakarta.persistence.FlushModeType;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.NoResultException;
 import jakarta.persistence.OptimisticLockException;
+import jakarta.persistence.TypedQuery;
 
 /**
  * The allowed transitions of a lifecycle, declared once, and a guarded transition of a JPA
@@ -133,19 +135,19 @@ public final class StateMachine<S extends Enum<S>> {
             throw new IllegalArgumentException(StateMessages.notManaged(entity));
         }
         Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
+        // The row before the transaction's pending changes are flushed (the query told not to flush
+        // them): a state set on the instance would be written by that flush without the machine's
+        // check, and the read after it would find the target there already.
+        Object[] row = lockedRow(em, shape, id, FlushModeType.COMMIT);
+        refuseStateSetOnTheInstance(em, shape, entity, id, row);
         // The transaction's pending changes first: the refresh below would throw away what the
         // provider has not written yet (FlushModeType.COMMIT writes nothing before these queries).
         em.flush();
-        for (int round = 0; round < ROUNDS; round++) {
-            Object[] row;
-            try {
-                // A locking read: it sees the row as committed now (not the transaction's snapshot, on
-                // MariaDB), and holds it until the write, which a provider may split into a read of
-                // ids and an update by id (an entity in several tables, on Hibernate).
-                row = em.createQuery(shape.read(), Object[].class).setParameter("id", id)
-                        .setLockMode(LockModeType.PESSIMISTIC_WRITE).getSingleResult();
-            } catch (NoResultException e) {
-                throw new EntityNotFoundException(StateMessages.entityGone(shape.name(), id));
+        // Round 0 decides on the row read before the flush; a flush that wrote the entity's other
+        // changes moved its version, and the update then finds it moved, as after a concurrent change.
+        for (int round = 0; round <= ROUNDS; round++) {
+            if (round > 0) {
+                row = lockedRow(em, shape, id, null);
             }
             S current = states.cast(row[0]);
             if (current == target) {
@@ -155,6 +157,9 @@ public final class StateMachine<S extends Enum<S>> {
             }
             if (current == null) {
                 throw new IllegalArgumentException(StateMessages.noState(shape.name(), id, attribute));
+            }
+            if (row[1] == null) {
+                throw new IllegalArgumentException(StateMessages.noVersion(shape.name(), id));
             }
             if (!allows(current, target)) {
                 throw new IllegalTransitionException(shape.name(), id, current, target, targets(current));
@@ -167,9 +172,51 @@ public final class StateMachine<S extends Enum<S>> {
                 em.refresh(entity);
                 return new Transition<>(current, target, true);
             }
+            if (em.createQuery(shape.unversioned(), Long.class).setParameter("id", id).getSingleResult() > 0) {
+                // no concurrent change: a NULL version, which no retry mends
+                throw new IllegalArgumentException(StateMessages.noVersion(shape.name(), id));
+            }
             // a concurrent transaction changed the row between the read and the write: decide again
         }
         throw new OptimisticLockException(StateMessages.changedConcurrently(shape.name(), id, ROUNDS, target));
+    }
+
+    /**
+     * A locking read ({@code PESSIMISTIC_WRITE}): it sees the row as committed now (not the
+     * transaction's snapshot, on MariaDB), and holds it until the write, which a provider may split
+     * into a read of ids and an update by id (an entity in several tables, on Hibernate).
+     *
+     * @param flushMode the query's, or null for the entity manager's
+     * @return {state, version}
+     */
+    private static Object[] lockedRow(EntityManager em, EntityShape shape, Object id, FlushModeType flushMode) {
+        TypedQuery<Object[]> read = em.createQuery(shape.read(), Object[].class).setParameter("id", id)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE);
+        if (flushMode != null) {
+            read.setFlushMode(flushMode);
+        }
+        try {
+            return read.getSingleResult();
+        } catch (NoResultException e) {
+            throw new EntityNotFoundException(StateMessages.entityGone(shape.name(), id));
+        }
+    }
+
+    /**
+     * Refuses an instance whose state differs from its row's while its version is the row's: the
+     * state was set on the instance, and not flushed yet (an instance that is merely older than the
+     * row has an older version; had it been changed too, its flush fails on that version). The
+     * instance is refreshed first, so that its change is not written at the commit of a caller
+     * that catches the refusal.
+     */
+    private void refuseStateSetOnTheInstance(EntityManager em, EntityShape shape, Object entity, Object id, Object[] row) {
+        Object[] held = shape.held(entity);
+        if (held == null || row[0] == null || row[1] == null || held[0] == row[0]
+                || ((Number) held[1]).longValue() != ((Number) row[1]).longValue()) {
+            return;
+        }
+        em.refresh(entity, LockModeType.PESSIMISTIC_WRITE);
+        throw new IllegalArgumentException(StateMessages.setOnTheInstance(shape.name(), id, held[0], row[0]));
     }
 
     /**

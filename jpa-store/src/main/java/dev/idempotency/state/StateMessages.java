@@ -44,6 +44,12 @@ final class StateMessages {
         return cannotGuard(entity + " " + id + " has no " + attribute + "; give every row a state");
     }
 
+    /** IDEMP0702: the entity's row holds no version, so no guarded update can match it. */
+    static String noVersion(String entity, Object id) {
+        return cannotGuard(entity + " " + id + " has no version (its row's version is NULL): give every row a version,"
+                + " which guards every write");
+    }
+
     /** IDEMP0702: the entity's class lacks a single id, a numeric version or the state attribute. */
     static String entityLacks(String entity, String javaType, List<String> problems) {
         return cannotGuard("the state-machine guard cannot move entity " + entity + " (" + javaType + "); it needs "
@@ -65,6 +71,16 @@ final class StateMessages {
     static String notManaged(Object entity) {
         return "IDEMP0704: the state-machine guard needs the entity as managed by the EntityManager it is given"
                 + " (em.find or em.merge first): " + entity;
+    }
+
+    /**
+     * IDEMP0706: the instance's state was set directly, not through the guard; its unflushed changes
+     * were discarded and nothing was written.
+     */
+    static String setOnTheInstance(String entity, Object id, Object set, Object stored) {
+        return "IDEMP0706: " + entity + " " + id + "'s state was set to " + set + " on the instance (the database holds "
+                + stored + "), not through the guard, which would have written it unchecked: move it only with"
+                + " StateMachine.transition; the instance was refreshed (its unflushed changes discarded), nothing was written";
     }
 
     /** IDEMP0705: the entity's row is gone. */

@@ -53,8 +53,9 @@ class StateMachineOnPostgreSqlTest {
         try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
                 Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS guarded_order");
+            // version nullable: a row a migration left without one
             statement.execute("CREATE TABLE guarded_order (id BIGINT PRIMARY KEY, state VARCHAR(16),"
-                    + " version BIGINT NOT NULL, charges INT NOT NULL)");
+                    + " version BIGINT, charges INT NOT NULL)");
         }
         factory = Persistence.createEntityManagerFactory("idempotency-test", Map.of(
                 "jakarta.persistence.jdbc.url", URL, "jakarta.persistence.jdbc.user", "postgres",
@@ -146,6 +147,60 @@ class StateMachineOnPostgreSqlTest {
                 .hasMessageEndingWith("allowed from CANCELLED: none (a final state)");
         assertThat(row(paid)).isEqualTo("PAID v1 charges=0");
         assertThat(row(cancelled)).isEqualTo("CANCELLED v1 charges=0");
+    }
+
+    /**
+     * The state set on the instance and then the guard called: the flush before its locking read
+     * wrote the move without asking the machine, and the read then found the target already there
+     * (an illegal CANCELLED -> PAID committed; a legal PENDING -> PAID reported as no change, so
+     * the charge never ran). Refused now, and the instance's pending change discarded, so that a
+     * caller who catches the refusal and commits writes nothing either.
+     */
+    @Test
+    void aStateSetOnTheInstanceInsteadOfThroughTheGuardIsRefusedAndNeverWritten() throws SQLException {
+        long cancelled = newOrder(CANCELLED);
+        long pending = newOrder(PENDING);
+
+        assertThatThrownBy(() -> inTransaction(em -> {
+            GuardedOrder order = em.find(GuardedOrder.class, cancelled);
+            order.setStateDirectly(PAID);
+            return ORDERS.transition(em, order, PAID);
+        })).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("IDEMP0706: GuardedOrder " + cancelled + "'s state was set to PAID on the instance"
+                        + " (the database holds CANCELLED), not through the guard");
+        assertThat(row(cancelled)).isEqualTo("CANCELLED v1 charges=0");
+
+        Transition<OrderState> caught = inTransaction(em -> {
+            GuardedOrder order = em.find(GuardedOrder.class, pending);
+            order.setStateDirectly(PAID);
+            try {
+                return ORDERS.transition(em, order, PAID);
+            } catch (IllegalArgumentException refused) {
+                assertThat(order.state()).as("the instance shows what is stored again").isEqualTo(PENDING);
+                return null;
+            }
+        });
+        assertThat((Object) caught).as("refused, the refusal caught and the transaction committed").isNull();
+        assertThat(row(pending)).as("nothing written").isEqualTo("PENDING v1 charges=0");
+
+        Transition<OrderState> paid = inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, pending), PAID));
+        assertThat((Object) paid).as("moved through the guard: a change").isEqualTo(new Transition<>(PENDING, PAID, true));
+    }
+
+    /** A row without a version (a migration's): no update can ever match it, so no retry helps. */
+    @Test
+    void aRowWithoutAVersionIsNamedNotTakenForContention() throws SQLException {
+        long id = IDS.incrementAndGet();
+        try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO guarded_order (id, state, version, charges) VALUES (" + id + ", 'PENDING', NULL, 0)");
+        }
+
+        assertThatThrownBy(() -> inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, id), PAID)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("IDEMP0702: GuardedOrder " + id + " has no version (its row's version is NULL):"
+                        + " give every row a version, which guards every write");
+        assertThat(row(id)).isEqualTo("PENDING v0 charges=0");
     }
 
     @Test
