@@ -9,8 +9,10 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
@@ -60,7 +62,7 @@ public final class KeyExtractor {
             List<Component> open = new ArrayList<>();
             for (RecordComponent component : type.getRecordComponents()) {
                 Class<?> declared = component.getType();
-                if (!declaredTypeDecides(declared) || declared.isRecord()) {
+                if (!declaredTypeDecides(declared) || declared.isRecord() || declared == Optional.class) {
                     try {
                         open.add(new Component(component.getName(), handle(component.getAccessor())));
                     } catch (IllegalStateException notAccessible) {
@@ -143,6 +145,21 @@ public final class KeyExtractor {
      *     record, the values of its components whose declared type does not tell
      */
     private static String identityTextOf(Object value, int depth) {
+        // what a collection, a map or an Optional holds is part of its text
+        if (value instanceof Optional<?> optional) {
+            return optional.isPresent() && depth < MAX_RECORD_DEPTH
+                    ? holding("an Optional", identityTextOf(optional.get(), depth + 1)) : null;
+        }
+        if (value instanceof Collection<?> collection) {
+            return depth < MAX_RECORD_DEPTH ? holding("a collection", firstIdentityText(collection, depth)) : null;
+        }
+        if (value instanceof Map<?, ?> map) {
+            if (depth == MAX_RECORD_DEPTH) {
+                return null;
+            }
+            String why = firstIdentityText(map.keySet(), depth);
+            return holding("a map", why != null ? why : firstIdentityText(map.values(), depth));
+        }
         String why = IDENTITY_TEXT.get(value.getClass());
         if (why != null || !(value instanceof Record) || depth == MAX_RECORD_DEPTH) {
             return why;
@@ -162,6 +179,20 @@ public final class KeyExtractor {
             }
         }
         return null;
+    }
+
+    private static String firstIdentityText(Collection<?> values, int depth) {
+        for (Object held : values) {
+            String why = held == null ? null : identityTextOf(held, depth + 1);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
+    }
+
+    private static String holding(String container, String why) {
+        return why == null ? null : container + " holding " + why;
     }
 
     /** One marked parameter: where it is, how to read it, and how to name it in messages. */

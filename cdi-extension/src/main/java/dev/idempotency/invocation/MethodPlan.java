@@ -3,12 +3,14 @@ package dev.idempotency.invocation;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import jakarta.enterprise.event.Observes;
@@ -98,14 +100,17 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
         List<Integer> open = new ArrayList<>();
         if (policy.fingerprintArguments()) {
             Class<?>[] types = method.getParameterTypes();
+            Type[] declared = method.getGenericParameterTypes();
             int event = observedEvent(method);
             for (int i = 0; i < types.length; i++) {
                 // an observer's other parameters are beans CDI injects, no part of the request
                 boolean injected = event >= 0 && i != event;
-                boolean itsTextIsTheKey = keyIndices.contains(i) && !textMayBeShared(types[i]);
+                // an Optional key's text is its value's: judged by what it holds
+                Class<?> keyType = optionalElement(types[i], declared[i]);
+                boolean itsTextIsTheKey = keyIndices.contains(i) && !textMayBeShared(keyType);
                 if (!injected && !itsTextIsTheKey && !types[i].getName().startsWith("jakarta.jms.")) {
                     indices.add(i);
-                } else if (!injected && itsTextIsTheKey && !KeyExtractor.declaredTypeDecides(types[i])) {
+                } else if (!injected && itsTextIsTheKey && !KeyExtractor.declaredTypeDecides(keyType)) {
                     open.add(i);
                 }
             }
@@ -135,6 +140,21 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
             }
         }
         return -1;
+    }
+
+    /**
+     * @return the class an {@code Optional} parameter holds ({@code Object} where its type argument
+     *     does not say), or the parameter's class
+     */
+    private static Class<?> optionalElement(Class<?> type, Type declared) {
+        if (type != Optional.class) {
+            return type;
+        }
+        Type held = declared instanceof ParameterizedType optional ? optional.getActualTypeArguments()[0] : Object.class;
+        if (held instanceof ParameterizedType parameterized) {
+            held = parameterized.getRawType();
+        }
+        return held instanceof Class<?> heldClass ? heldClass : Object.class;
     }
 
     /**
@@ -205,7 +225,7 @@ public record MethodPlan(IdempotencyPolicy policy, String where, KeyExtractor ke
             addJson(hashing, codec, fingerprinted[i], argument, fingerprintTypes[i], canons[i]);
         }
         for (int index : openKeys) {
-            Object key = arguments[index];
+            Object key = arguments[index] instanceof Optional<?> optional ? optional.orElse(null) : arguments[index];
             if (key != null && TEXT_MAY_BE_SHARED.get(key.getClass())) {
                 hashing.add("key").add(String.valueOf(index)); // no JSON text is the bare word "key"
                 addJson(hashing, codec, index, key, key.getClass(), CANON_OF_CLASS.get(key.getClass()));

@@ -259,6 +259,11 @@ class MethodInvocationsTest {
         }
 
         @Idempotent
+        public int settleMaybe(@IdempotencyKey Optional<List<String>> invoiceIds) {
+            return executions.incrementAndGet();
+        }
+
+        @Idempotent
         public String transfer(@IdempotencyKey("orderNo") OrderMessage from, @IdempotencyKey String requestId) {
             return "moved " + executions.incrementAndGet();
         }
@@ -457,6 +462,18 @@ class MethodInvocationsTest {
 
         assertThatThrownBy(() -> consumer.settle(List.of("a, b"))).isInstanceOf(IdempotencyKeyReuseException.class);
         assertThat(consumer.settle(new java.util.ArrayList<>(List.of("a", "b")))).as("an equal list replays").isEqualTo(1);
+        assertThat(consumer.executions()).isEqualTo(1);
+    }
+
+    /** The same in an Optional: the two lists' text was the key and nothing else was fingerprinted. */
+    @Test
+    void aKeyWhoseTextTwoValuesShareIsFingerprintedInAnOptionalToo() {
+        consumer.settleMaybe(Optional.of(List.of("a", "b")));
+
+        assertThatThrownBy(() -> consumer.settleMaybe(Optional.of(List.of("a, b"))))
+                .isInstanceOf(IdempotencyKeyReuseException.class);
+        assertThat(consumer.settleMaybe(Optional.of(new ArrayList<>(List.of("a", "b"))))).as("an equal list replays")
+                .isEqualTo(1);
         assertThat(consumer.executions()).isEqualTo(1);
     }
 

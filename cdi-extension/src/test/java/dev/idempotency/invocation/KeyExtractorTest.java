@@ -45,6 +45,10 @@ class KeyExtractorTest {
     public record Line(String sku, int quantity, java.util.List<String> tags, Customer customer) {
     }
 
+    /** A record whose optional component's text shows an array's identity. */
+    public record Blob(String id, java.util.Optional<byte[]> blob) {
+    }
+
     /** A final class without its own toString(): its text is its identity. */
     public static final class Ticket {
     }
@@ -127,6 +131,15 @@ class KeyExtractorTest {
         }
 
         public void charge(@IdempotencyKey Charge charge) {
+        }
+
+        public void tickets(@IdempotencyKey java.util.List<Ticket> tickets) {
+        }
+
+        public void blob(@IdempotencyKey Blob blob) {
+        }
+
+        public void byRegion(@IdempotencyKey java.util.Map<String, Object> regions) {
         }
     }
 
@@ -244,6 +257,26 @@ class KeyExtractorTest {
         assertThatThrownBy(() -> charge.extract(new Object[] {new Charge("a-1", 1, new Command("c", new byte[0]))}))
                 .as("a record inside").isInstanceOf(InvalidIdempotencyKeyException.class)
                 .hasMessageContaining("component payload is a record whose component payload is an array");
+    }
+
+    /**
+     * Values whose text is their identity inside a collection, a map or an Optional: every
+     * redelivery (deserialized anew) had a key of its own and ran again. Refused per call now, as
+     * such a value is alone or in a record.
+     */
+    @Test
+    void anIdentityInsideACollectionAMapOrAnOptionalIsNoKey() {
+        assertThatThrownBy(() -> extractor("tickets").extract(new Object[] {java.util.List.of(new Ticket())}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class)
+                .hasMessageContaining("is a collection holding a class that does not declare toString()");
+        assertThatThrownBy(() -> extractor("blob").extract(new Object[] {new Blob("b-1", java.util.Optional.of(new byte[] {1}))}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class)
+                .hasMessageContaining("is a record whose component blob is an Optional holding an array");
+        assertThatThrownBy(() -> extractor("byRegion").extract(new Object[] {java.util.Map.of("eu", new byte[] {1})}))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("is a map holding an array");
+        assertThat(extractor("blob").extract(new Object[] {new Blob("b-1", java.util.Optional.empty())}))
+                .isEqualTo("Blob[id=b-1, blob=Optional.empty]");
+        assertThat(extractor("byRegion").extract(new Object[] {java.util.Map.of("eu", 1)})).isEqualTo("{eu=1}");
     }
 
     @Test
