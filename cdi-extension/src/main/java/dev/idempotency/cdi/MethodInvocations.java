@@ -330,11 +330,19 @@ public class MethodInvocations {
         if (refusal != null) {
             return refuse(plan, refusal);
         }
-        return switch (result.kind()) {
-            case VOID -> null;
-            case VALUE -> codec.read(record.outcome().body(), result.valueType());
-            case STAGE -> CompletableFuture.completedFuture(result.valueType() == Void.class ? null
-                    : codec.read(record.outcome().body(), result.valueType()));
-        };
+        if (result.kind() == ResultShape.Kind.VOID) {
+            return null;
+        }
+        Object value;
+        try {
+            value = result.valueType() == Void.class ? null : codec.read(record.outcome().body(), result.valueType());
+        } catch (RuntimeException | StackOverflowError unreadable) {
+            // stored by a version of the class that is gone (a redeployment within the ttl)
+            LOG.log(Level.SEVERE, Messages.storedResultUnreadable(plan.where(), keyHash,
+                    result.valueType().getTypeName()), unreadable);
+            return refuse(plan, new IdempotencyException(Messages.storedResultUnreadable(plan.where(), keyHash,
+                    result.valueType().getTypeName())));
+        }
+        return result.kind() == ResultShape.Kind.STAGE ? CompletableFuture.completedFuture(value) : value;
     }
 }

@@ -347,6 +347,13 @@ public final class Messages {
                 + " IdempotencyException (result not stored) instead of a replayed value, and never run it again";
     }
 
+    /** IDEMP0328: a duplicate's stored result cannot be read as the method's result type any more. */
+    public static String storedResultUnreadable(String where, String keyHash, String type) {
+        return "IDEMP0328: " + where + ": the stored result for key hash " + keyHash + " cannot be read as " + type
+                + " (its class changed since the result was stored?); the call ran once and is not run again: the"
+                + " duplicate gets this IdempotencyException until the record expires";
+    }
+
     public static String resultNotReadBack(String where, String keyHash, String type) {
         return "IDEMP0327: " + where + ": the result for key hash " + keyHash + " was written as JSON-B but cannot be read"
                 + " back as " + type + " (a property of an interface or abstract type, an Iterable that is no Collection?);"

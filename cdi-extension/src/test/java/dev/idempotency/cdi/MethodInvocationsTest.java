@@ -66,6 +66,18 @@ class MethodInvocationsTest {
         public Optional<String> coupon = Optional.of("WELCOME");
     }
 
+    /** A result whose class, as if changed since its result was stored, can no longer read it. */
+    public static class Fragile {
+        static volatile boolean changed;
+        public String id;
+
+        public Fragile() {
+            if (changed) {
+                throw new IllegalStateException("the class changed since");
+            }
+        }
+    }
+
     /** An argument that nests itself. */
     public record Node(String value, Node next) {
     }
@@ -202,6 +214,22 @@ class MethodInvocationsTest {
             quote.warnings = null;
             quote.coupon = null;
             return quote;
+        }
+
+        @Idempotent
+        public Fragile fragile(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            Fragile fragile = new Fragile();
+            fragile.id = id;
+            return fragile;
+        }
+
+        @Idempotent
+        public CompletionStage<Fragile> fragileLater(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            Fragile fragile = new Fragile();
+            fragile.id = id;
+            return CompletableFuture.completedStage(fragile);
         }
 
         @Idempotent
@@ -358,6 +386,28 @@ class MethodInvocationsTest {
         assertThat(replayed.status).isNull();
         assertThat(replayed.warnings).isNull();
         assertThat(replayed.coupon).as("null, or empty at the least, never the default").isNotEqualTo(Optional.of("WELCOME"));
+    }
+
+    /**
+     * A stored result its class can no longer read (changed by a redeployment within the ttl): the
+     * duplicate got JSON-B's own exception, uncoded, thrown even from a stage method.
+     */
+    @Test
+    void aStoredResultThatCannotBeReadAnymoreIsACodedRefusal() {
+        consumer.fragile("f-1");
+        consumer.fragileLater("f-2").toCompletableFuture().join();
+        try {
+            Fragile.changed = true;
+
+            assertThatThrownBy(() -> consumer.fragile("f-1")).isExactlyInstanceOf(IdempotencyException.class)
+                    .hasMessageContaining("IDEMP0328").hasMessageContaining(Fragile.class.getName());
+            assertThat(consumer.fragileLater("f-2")).failsWithin(java.time.Duration.ofSeconds(5))
+                    .withThrowableOfType(ExecutionException.class).withCauseExactlyInstanceOf(IdempotencyException.class)
+                    .withMessageContaining("IDEMP0328");
+            assertThat(consumer.executions()).as("neither ran again").isEqualTo(2);
+        } finally {
+            Fragile.changed = false;
+        }
     }
 
     /** An argument nested deeper than JSON-B's recursion reaches: refused with its code, not a StackOverflowError. */
