@@ -61,8 +61,7 @@ public class ImportResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public Response submit(@HeaderParam("Idempotency-Key") String key, ImportRequest request) {
-        Principal caller = security.getUserPrincipal();
-        String payer = caller == null ? "anonymous" : caller.getName();
+        String payer = payerOf(security.getUserPrincipal());
         // The message row is unique per caller and key too: after the idempotency record's ttl a
         // retry finds the row instead of queueing the import twice.
         ImportMessage message = entityManager.createQuery("SELECT m FROM ImportMessage m WHERE m.payer = :payer"
@@ -93,10 +92,15 @@ public class ImportResource {
     @Produces(MediaType.APPLICATION_JSON)
     public ImportStatus status(@PathParam("id") String id) {
         ImportMessage message = entityManager.find(ImportMessage.class, id);
-        if (message == null) {
+        // its payer's only, as its submission: another caller holding the URL learns nothing, not even that it exists
+        if (message == null || !message.payer().equals(payerOf(security.getUserPrincipal()))) {
             throw new NotFoundException();
         }
         return ImportStatus.of(message);
+    }
+
+    private static String payerOf(Principal caller) {
+        return caller == null ? "anonymous" : caller.getName();
     }
 
     /** @return what the workers of this JVM did */

@@ -77,6 +77,26 @@ class LocalMessageTableIT extends OnSampleApp {
         assertThat(http.postJson(IMPORTS, key, body).body()).as("still the original 202").isEqualTo(accepted.body());
     }
 
+    /**
+     * The status of an import is its payer's: any caller holding its URL read another's payment id,
+     * state and attempts (the recipe looked the row up by id alone, though it submits per payer).
+     */
+    @Test
+    void theStatusOfAnImportIsOnlyItsPayers() {
+        String accepted = Http.location(http.postJson(IMPORTS, newKey(), order("o-own-" + UUID.randomUUID(), 0), "alice"));
+
+        assertThat(http.send(http.request(accepted).header("Authorization", basic("alice")).GET().build()).statusCode())
+                .isEqualTo(200);
+        assertThat(http.send(http.request(accepted).header("Authorization", basic("bob")).GET().build()).statusCode())
+                .as("another caller").isEqualTo(404);
+        assertThat(http.send(http.request(accepted).GET().build()).statusCode()).as("an anonymous one").isEqualTo(404);
+    }
+
+    static String basic(String user) {
+        return "Basic " + java.util.Base64.getEncoder()
+                .encodeToString((user + ":" + user).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Test
     void workersRacingOnTheSameRowsProcessEachOnce() throws Exception {
         String batch = "o-race-" + UUID.randomUUID() + "-";
