@@ -290,20 +290,20 @@ public class MethodInvocations {
 
     private StoredOutcome outcome(OwnedClaim owned, MethodPlan plan, Object value) {
         try {
-            byte[] written = codec.writeResult(value, plan.result().valueType());
+            byte[] written;
+            try {
+                written = codec.writeReadableResult(value, plan.result().valueType());
+            } catch (ResultCodec.UnreadableResult unreadable) {
+                // Stored, every duplicate would fail reading it (a record component of an interface
+                // type JSON-B cannot instantiate, an Iterable): told "not stored" instead, never run again.
+                LOG.log(Level.SEVERE, Messages.resultNotReadBack(plan.where(), owned.keyForLog(),
+                        plan.result().valueType().getTypeName()), unreadable.getCause());
+                return StoredOutcome.withoutBody(200, JSON);
+            }
             int cap = runtime.settings().maxStoredBodySize();
             if (written.length > cap) {
                 // as an HTTP answer's body: kept within the bound every stored outcome has
                 LOG.warning(Messages.resultTooLargeToStore(plan.where(), owned.keyForLog(), written.length, cap));
-                return StoredOutcome.withoutBody(200, JSON);
-            }
-            try {
-                codec.read(written, plan.result().valueType());
-            } catch (RuntimeException unreadable) {
-                // Stored, every duplicate would fail reading it (a record component of an interface
-                // type JSON-B cannot instantiate, an Iterable): told "not stored" instead, never run again.
-                LOG.log(Level.SEVERE, Messages.resultNotReadBack(plan.where(), owned.keyForLog(),
-                        plan.result().valueType().getTypeName()), unreadable);
                 return StoredOutcome.withoutBody(200, JSON);
             }
             return StoredOutcome.of(200, JSON, written);

@@ -145,6 +145,10 @@ public final class KeyExtractor {
      *     record, the values of its components whose declared type does not tell
      */
     private static String identityTextOf(Object value, int depth) {
+        String why = IDENTITY_TEXT.get(value.getClass());
+        if (why != null) {
+            return why; // a container of its own class without its own toString() too
+        }
         // what a collection, a map or an Optional holds is part of its text
         if (value instanceof Optional<?> optional) {
             return optional.isPresent() && depth < MAX_RECORD_DEPTH
@@ -157,12 +161,11 @@ public final class KeyExtractor {
             if (depth == MAX_RECORD_DEPTH) {
                 return null;
             }
-            String why = firstIdentityText(map.keySet(), depth);
-            return holding("a map", why != null ? why : firstIdentityText(map.values(), depth));
+            String held = firstIdentityText(map.keySet(), depth);
+            return holding("a map", held != null ? held : firstIdentityText(map.values(), depth));
         }
-        String why = IDENTITY_TEXT.get(value.getClass());
-        if (why != null || !(value instanceof Record) || depth == MAX_RECORD_DEPTH) {
-            return why;
+        if (!(value instanceof Record) || depth == MAX_RECORD_DEPTH) {
+            return null;
         }
         for (Component component : OPEN_COMPONENTS.get(value.getClass())) {
             Object held;

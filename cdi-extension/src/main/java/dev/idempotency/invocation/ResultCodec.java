@@ -3,6 +3,7 @@ package dev.idempotency.invocation;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Optional;
 
 import jakarta.json.bind.Jsonb;
@@ -41,6 +42,44 @@ public final class ResultCodec implements AutoCloseable {
      */
     public byte[] writeResult(Object value, Type type) {
         return write(results, value, type);
+    }
+
+    /**
+     * Writes a result and reads it back, so that what is stored can be replayed.
+     *
+     * @param value a result
+     * @param type its generic type
+     * @return its JSON with its null properties; or, where that cannot be read back (a setter that
+     *     refuses null), without them, as JSON-B writes by default (a duplicate then reads the
+     *     property's default)
+     * @throws UnreadableResult when neither can be read back as {@code type}
+     */
+    public byte[] writeReadableResult(Object value, Type type) {
+        byte[] withNulls = writeResult(value, type);
+        try {
+            read(withNulls, type);
+            return withNulls;
+        } catch (RuntimeException refused) {
+            byte[] withoutNulls = write(value, type);
+            if (!Arrays.equals(withoutNulls, withNulls)) {
+                try {
+                    read(withoutNulls, type);
+                    return withoutNulls;
+                } catch (RuntimeException alsoRefused) {
+                    refused.addSuppressed(alsoRefused);
+                }
+            }
+            throw new UnreadableResult(refused);
+        }
+    }
+
+    /** A result JSON-B writes but cannot read back as its declared type. */
+    public static final class UnreadableResult extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnreadableResult(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
     }
 
     private static byte[] write(Jsonb with, Object value, Type type) {

@@ -66,6 +66,24 @@ class MethodInvocationsTest {
         public Optional<String> coupon = Optional.of("WELCOME");
     }
 
+    /** A result bean whose setter refuses null, returned with that property null. */
+    public static class Basket {
+        public String id;
+        private List<String> lines = new ArrayList<>();
+
+        public List<String> getLines() {
+            return lines;
+        }
+
+        public void setLines(List<String> lines) {
+            this.lines = new ArrayList<>(lines);
+        }
+
+        void dropLines() {
+            lines = null;
+        }
+    }
+
     /** A result whose class, as if changed since its result was stored, can no longer read it. */
     public static class Fragile {
         static volatile boolean changed;
@@ -214,6 +232,15 @@ class MethodInvocationsTest {
             quote.warnings = null;
             quote.coupon = null;
             return quote;
+        }
+
+        @Idempotent
+        public Basket basket(@IdempotencyKey String id) {
+            executions.incrementAndGet();
+            Basket basket = new Basket();
+            basket.id = id;
+            basket.dropLines();
+            return basket;
         }
 
         @Idempotent
@@ -408,6 +435,21 @@ class MethodInvocationsTest {
         } finally {
             Fragile.changed = false;
         }
+    }
+
+    /**
+     * A property whose setter refuses null (it copies the list it is given): written as null, the
+     * result could not be read back and was not stored (IDEMP0327) since null properties were kept;
+     * stored without them, as before, it is replayed.
+     */
+    @Test
+    void aResultWhoseSetterRefusesNullIsStillReplayed() {
+        consumer.basket("b-1");
+
+        Basket replayed = consumer.basket("b-1");
+
+        assertThat(replayed.id).isEqualTo("b-1");
+        assertThat(consumer.executions()).isEqualTo(1);
     }
 
     /** An argument nested deeper than JSON-B's recursion reaches: refused with its code, not a StackOverflowError. */

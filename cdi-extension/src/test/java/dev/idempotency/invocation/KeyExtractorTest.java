@@ -49,6 +49,94 @@ class KeyExtractorTest {
     public record Blob(String id, java.util.Optional<byte[]> blob) {
     }
 
+    /** A collection of its own, without its own toString(): its text is its identity, whatever it holds. */
+    public static final class Ids extends java.util.AbstractCollection<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.List.of("a").iterator();
+        }
+
+        @Override
+        public int size() {
+            return 1;
+        }
+
+        @Override
+        public String toString() {
+            return super.toString();
+        }
+    }
+
+    /** A collection implemented directly, which inherits Object's toString(). */
+    public static final class RawIds implements java.util.Collection<String> {
+        private final java.util.List<String> ids = java.util.List.of("a");
+
+        @Override
+        public int size() {
+            return ids.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return ids.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return ids.contains(o);
+        }
+
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return ids.iterator();
+        }
+
+        @Override
+        public Object[] toArray() {
+            return ids.toArray();
+        }
+
+        @Override
+        public <T> T[] toArray(T[] a) {
+            return ids.toArray(a);
+        }
+
+        @Override
+        public boolean add(String e) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean containsAll(java.util.Collection<?> c) {
+            return ids.containsAll(c);
+        }
+
+        @Override
+        public boolean addAll(java.util.Collection<? extends String> c) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean removeAll(java.util.Collection<?> c) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean retainAll(java.util.Collection<?> c) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void clear() {
+            throw new UnsupportedOperationException();
+        }
+    }
+
     /** A final class without its own toString(): its text is its identity. */
     public static final class Ticket {
     }
@@ -140,6 +228,9 @@ class KeyExtractorTest {
         }
 
         public void byRegion(@IdempotencyKey java.util.Map<String, Object> regions) {
+        }
+
+        public void ids(@IdempotencyKey java.util.Collection<String> ids) {
         }
     }
 
@@ -277,6 +368,10 @@ class KeyExtractorTest {
         assertThat(extractor("blob").extract(new Object[] {new Blob("b-1", java.util.Optional.empty())}))
                 .isEqualTo("Blob[id=b-1, blob=Optional.empty]");
         assertThat(extractor("byRegion").extract(new Object[] {java.util.Map.of("eu", 1)})).isEqualTo("{eu=1}");
+        assertThatThrownBy(() -> extractor("ids").extract(new Object[] {new RawIds()}))
+                .as("a collection whose own text is its identity, whatever it holds")
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("does not declare toString()");
+        assertThat(extractor("ids").extract(new Object[] {new Ids()})).isEqualTo("[a]");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.idempotency.state;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -14,7 +15,6 @@ import jakarta.persistence.FlushModeType;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.NoResultException;
 import jakarta.persistence.OptimisticLockException;
-import jakarta.persistence.TypedQuery;
 
 /**
  * The allowed transitions of a lifecycle, declared once, and a guarded transition of a JPA
@@ -135,19 +135,17 @@ public final class StateMachine<S extends Enum<S>> {
             throw new IllegalArgumentException(StateMessages.notManaged(entity));
         }
         Object id = em.getEntityManagerFactory().getPersistenceUnitUtil().getIdentifier(entity);
-        // The row before the transaction's pending changes are flushed (the query told not to flush
-        // them): a state set on the instance would be written by that flush without the machine's
-        // check, and the read after it would find the target there already.
-        Object[] row = lockedRow(em, shape, id, FlushModeType.COMMIT);
-        refuseStateSetOnTheInstance(em, shape, entity, id, row);
+        // The row as it is before the transaction's pending changes are flushed (a plain read, told
+        // not to flush them; null where the instance cannot be read or its row is not written yet):
+        // if that flush moves the state, it was set on the instance, and is written unchecked.
+        Object[] beforeTheFlush = shape.held(entity) == null ? null : rowBeforeTheFlush(em, shape, id);
         // The transaction's pending changes first: the refresh below would throw away what the
         // provider has not written yet (FlushModeType.COMMIT writes nothing before these queries).
         em.flush();
-        // Round 0 decides on the row read before the flush; a flush that wrote the entity's other
-        // changes moved its version, and the update then finds it moved, as after a concurrent change.
-        for (int round = 0; round <= ROUNDS; round++) {
-            if (round > 0) {
-                row = lockedRow(em, shape, id, null);
+        for (int round = 0; round < ROUNDS; round++) {
+            Object[] row = lockedRow(em, shape, id);
+            if (round == 0 && beforeTheFlush != null) {
+                refuseAMoveTheFlushMade(em, shape, entity, id, beforeTheFlush, row);
             }
             S current = states.cast(row[0]);
             if (current == target) {
@@ -164,11 +162,7 @@ public final class StateMachine<S extends Enum<S>> {
             if (!allows(current, target)) {
                 throw new IllegalTransitionException(shape.name(), id, current, target, targets(current));
             }
-            int changed = em.createQuery(shape.write())
-                    .setParameter("to", target).setParameter("id", id)
-                    .setParameter("from", current).setParameter("version", row[1])
-                    .executeUpdate();
-            if (changed == 1) {
+            if (move(em, shape, id, current, target, row[1])) {
                 em.refresh(entity);
                 return new Transition<>(current, target, true);
             }
@@ -186,37 +180,53 @@ public final class StateMachine<S extends Enum<S>> {
      * transaction's snapshot, on MariaDB), and holds it until the write, which a provider may split
      * into a read of ids and an update by id (an entity in several tables, on Hibernate).
      *
-     * @param flushMode the query's, or null for the entity manager's
      * @return {state, version}
      */
-    private static Object[] lockedRow(EntityManager em, EntityShape shape, Object id, FlushModeType flushMode) {
-        TypedQuery<Object[]> read = em.createQuery(shape.read(), Object[].class).setParameter("id", id)
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE);
-        if (flushMode != null) {
-            read.setFlushMode(flushMode);
-        }
+    private static Object[] lockedRow(EntityManager em, EntityShape shape, Object id) {
         try {
-            return read.getSingleResult();
+            return em.createQuery(shape.read(), Object[].class).setParameter("id", id)
+                    .setLockMode(LockModeType.PESSIMISTIC_WRITE).getSingleResult();
         } catch (NoResultException e) {
             throw new EntityNotFoundException(StateMessages.entityGone(shape.name(), id));
         }
     }
 
     /**
-     * Refuses an instance whose state differs from its row's while its version is the row's: the
-     * state was set on the instance, and not flushed yet (an instance that is merely older than the
-     * row has an older version; had it been changed too, its flush fails on that version). The
-     * instance is refreshed first, so that its change is not written at the commit of a caller
-     * that catches the refusal.
+     * @return {state, version} as the database holds them before the transaction's pending changes
+     *     are flushed (no lock: the row's lock is taken after the flush, in the order of the
+     *     transaction's writes), or null for a row not written yet (an entity persisted in this
+     *     transaction)
      */
-    private void refuseStateSetOnTheInstance(EntityManager em, EntityShape shape, Object entity, Object id, Object[] row) {
+    private static Object[] rowBeforeTheFlush(EntityManager em, EntityShape shape, Object id) {
+        List<Object[]> rows = em.createQuery(shape.read(), Object[].class).setParameter("id", id)
+                .setFlushMode(FlushModeType.COMMIT).getResultList();
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /**
+     * Refuses a move the flush made: the state changed between the read before the flush and the
+     * locked read after it, and the instance holds the row's version, so this transaction's flush
+     * wrote the row last (a concurrent transaction's change leaves the instance's version behind;
+     * had the instance been changed too, its flush would have failed on that version). The move is
+     * written back, under the lock held, and the instance refreshed, so that nothing is committed
+     * even if the caller catches the refusal.
+     */
+    private void refuseAMoveTheFlushMade(EntityManager em, EntityShape shape, Object entity, Object id,
+            Object[] beforeTheFlush, Object[] row) {
         Object[] held = shape.held(entity);
-        if (held == null || row[0] == null || row[1] == null || held[0] == row[0]
+        if (beforeTheFlush[0] == null || row[0] == beforeTheFlush[0] || row[1] == null || held == null
                 || ((Number) held[1]).longValue() != ((Number) row[1]).longValue()) {
             return;
         }
+        move(em, shape, id, row[0], beforeTheFlush[0], row[1]);
         em.refresh(entity, LockModeType.PESSIMISTIC_WRITE);
-        throw new IllegalArgumentException(StateMessages.setOnTheInstance(shape.name(), id, held[0], row[0]));
+        throw new IllegalArgumentException(StateMessages.setOnTheInstance(shape.name(), id, row[0], beforeTheFlush[0]));
+    }
+
+    /** @return whether the row moved: one guarded {@code UPDATE}, if state and version are still what was read */
+    private static boolean move(EntityManager em, EntityShape shape, Object id, Object from, Object to, Object version) {
+        return em.createQuery(shape.write()).setParameter("to", to).setParameter("id", id).setParameter("from", from)
+                .setParameter("version", version).executeUpdate() == 1;
     }
 
     /**

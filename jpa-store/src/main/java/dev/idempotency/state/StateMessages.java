@@ -74,13 +74,14 @@ final class StateMessages {
     }
 
     /**
-     * IDEMP0706: the instance's state was set directly, not through the guard; its unflushed changes
-     * were discarded and nothing was written.
+     * IDEMP0706: the flush of the transaction's pending changes moved the state: it was set on the
+     * instance, not through the guard; the move was written back, and the state stays as it was.
      */
     static String setOnTheInstance(String entity, Object id, Object set, Object stored) {
-        return "IDEMP0706: " + entity + " " + id + "'s state was set to " + set + " on the instance (the database holds "
-                + stored + "), not through the guard, which would have written it unchecked: move it only with"
-                + " StateMachine.transition; the instance was refreshed (its unflushed changes discarded), nothing was written";
+        return "IDEMP0706: " + entity + " " + id + "'s state was set to " + set + " on the instance (its row held " + stored
+                + "), not through the guard: the flush before the guard's read would have written it unchecked. Move it"
+                + " only with StateMachine.transition; the move was written back (the transaction's other changes stay)"
+                + " and the instance refreshed: the row holds " + stored + " as before";
     }
 
     /** IDEMP0705: the entity's row is gone. */

@@ -153,8 +153,8 @@ class StateMachineOnPostgreSqlTest {
      * The state set on the instance and then the guard called: the flush before its locking read
      * wrote the move without asking the machine, and the read then found the target already there
      * (an illegal CANCELLED -> PAID committed; a legal PENDING -> PAID reported as no change, so
-     * the charge never ran). Refused now, and the instance's pending change discarded, so that a
-     * caller who catches the refusal and commits writes nothing either.
+     * the charge never ran). Refused now, the move written back, so that a caller who catches the
+     * refusal and commits keeps the state as it was.
      */
     @Test
     void aStateSetOnTheInstanceInsteadOfThroughTheGuardIsRefusedAndNeverWritten() throws SQLException {
@@ -167,12 +167,13 @@ class StateMachineOnPostgreSqlTest {
             return ORDERS.transition(em, order, PAID);
         })).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("IDEMP0706: GuardedOrder " + cancelled + "'s state was set to PAID on the instance"
-                        + " (the database holds CANCELLED), not through the guard");
+                        + " (its row held CANCELLED), not through the guard");
         assertThat(row(cancelled)).isEqualTo("CANCELLED v1 charges=0");
 
         Transition<OrderState> caught = inTransaction(em -> {
             GuardedOrder order = em.find(GuardedOrder.class, pending);
             order.setStateDirectly(PAID);
+            order.charge();
             try {
                 return ORDERS.transition(em, order, PAID);
             } catch (IllegalArgumentException refused) {
@@ -181,10 +182,49 @@ class StateMachineOnPostgreSqlTest {
             }
         });
         assertThat((Object) caught).as("refused, the refusal caught and the transaction committed").isNull();
-        assertThat(row(pending)).as("nothing written").isEqualTo("PENDING v1 charges=0");
+        assertThat(row(pending)).as("the state as it was; the transaction's other change kept")
+                .isEqualTo("PENDING v3 charges=1");
 
         Transition<OrderState> paid = inTransaction(em -> ORDERS.transition(em, em.find(GuardedOrder.class, pending), PAID));
         assertThat((Object) paid).as("moved through the guard: a change").isEqualTo(new Transition<>(PENDING, PAID, true));
+    }
+
+    /** An entity persisted in the transaction, its row not written yet: moved as any other. */
+    @Test
+    void anEntityPersistedInTheSameTransactionIsMoved() throws SQLException {
+        long id = IDS.incrementAndGet();
+
+        Transition<OrderState> paid = inTransaction(em -> {
+            GuardedOrder order = new GuardedOrder(id, PENDING);
+            em.persist(order);
+            return ORDERS.transition(em, order, PAID);
+        });
+
+        assertThat((Object) paid).isEqualTo(new Transition<>(PENDING, PAID, true));
+        assertThat(row(id)).isEqualTo("PAID v2 charges=0");
+    }
+
+    /**
+     * A row whose state something else changed without moving its version (native SQL, a bulk
+     * update), under an instance read before: not the instance's doing, so no refusal; the guard
+     * decides on the row, as it always did.
+     */
+    @Test
+    void aStateChangedInTheRowWithoutItsVersionIsNoMoveOfTheInstance() throws SQLException {
+        long id = newOrder(PENDING);
+
+        Transition<OrderState> again = inTransaction(em -> {
+            GuardedOrder order = em.find(GuardedOrder.class, id);
+            try (Connection connection = DriverManager.getConnection(URL, "postgres", "");
+                    Statement statement = connection.createStatement()) {
+                statement.execute("UPDATE guarded_order SET state = 'PAID' WHERE id = " + id);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            return ORDERS.transition(em, order, PAID);
+        });
+
+        assertThat((Object) again).isEqualTo(new Transition<>(PAID, PAID, false));
     }
 
     /** A row without a version (a migration's): no update can ever match it, so no retry helps. */
