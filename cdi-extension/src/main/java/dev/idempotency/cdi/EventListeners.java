@@ -108,7 +108,7 @@ final class EventListeners {
         }
         if (observers.stream().anyMatch(ObserverMethod::isAsync)) {
             listeners.add(e -> event.fireAsync(e).exceptionally(failure -> {
-                LOG.log(Level.WARNING, Messages.listenerFailed(e.outcome().name()), failure);
+                EventPublisher.listenerFailed(e.outcome(), failure);
                 return null;
             }));
         }

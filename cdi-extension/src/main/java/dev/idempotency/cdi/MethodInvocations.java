@@ -318,6 +318,20 @@ public class MethodInvocations {
     private Object duplicate(MethodPlan plan, IdempotencyRecord record, String fingerprint) {
         String keyHash = ScopedKey.forLog(record.key());
         IdempotencyOutcome outcome = RetryOutcomes.of(record, fingerprint);
+        ResultShape result = plan.result();
+        Object value = null;
+        if (outcome == IdempotencyOutcome.REPLAYED && result.kind() != ResultShape.Kind.VOID
+                && result.valueType() != Void.class) {
+            try {
+                value = codec.read(record.outcome().body(), result.valueType());
+            } catch (RuntimeException | StackOverflowError unreadable) {
+                // stored by a version of the class that is gone (a redeployment within the ttl): lost, not replayed
+                String message = Messages.storedResultUnreadable(plan.where(), keyHash, result.valueType().getTypeName());
+                LOG.log(Level.SEVERE, message, unreadable);
+                events.fire(IdempotencyOutcome.OUTCOME_LOST, plan.policy(), record.key(), false);
+                return refuse(plan, new IdempotencyException(message));
+            }
+        }
         events.fire(outcome, plan.policy(), record.key(), false);
         IdempotencyException refusal = switch (outcome) {
             case MISMATCH, CONFLICT -> refusalOfDuplicate(plan, outcome, keyHash);
@@ -326,22 +340,8 @@ public class MethodInvocations {
                     : new IdempotencyException(Messages.resultNotStored(plan.where(), keyHash));
             default -> null;
         };
-        ResultShape result = plan.result();
         if (refusal != null) {
             return refuse(plan, refusal);
-        }
-        if (result.kind() == ResultShape.Kind.VOID) {
-            return null;
-        }
-        Object value;
-        try {
-            value = result.valueType() == Void.class ? null : codec.read(record.outcome().body(), result.valueType());
-        } catch (RuntimeException | StackOverflowError unreadable) {
-            // stored by a version of the class that is gone (a redeployment within the ttl)
-            LOG.log(Level.SEVERE, Messages.storedResultUnreadable(plan.where(), keyHash,
-                    result.valueType().getTypeName()), unreadable);
-            return refuse(plan, new IdempotencyException(Messages.storedResultUnreadable(plan.where(), keyHash,
-                    result.valueType().getTypeName())));
         }
         return result.kind() == ResultShape.Kind.STAGE ? CompletableFuture.completedFuture(value) : value;
     }

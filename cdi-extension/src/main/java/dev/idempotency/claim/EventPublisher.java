@@ -37,6 +37,17 @@ public final class EventPublisher {
         this.listened = !this.listeners.isEmpty();
     }
 
+    /**
+     * Logs a listener's failure, at most once a minute (one that fails on every event must not
+     * flood the log).
+     *
+     * @param outcome the event's outcome
+     * @param failure what the listener threw
+     */
+    public static void listenerFailed(IdempotencyOutcome outcome, Throwable failure) {
+        LISTENER_FAILURES.log(Level.WARNING, Messages.listenerFailed(outcome.name()), failure);
+    }
+
     /** @return whether anybody listens */
     public boolean listened() {
         return listened;
@@ -58,7 +69,7 @@ public final class EventPublisher {
                 listener.accept(event);
             } catch (RuntimeException e) {
                 // The answer is decided already; a broken observer must not change it.
-                LISTENER_FAILURES.log(Level.WARNING, Messages.listenerFailed(outcome.name()), e);
+                listenerFailed(outcome, e);
             }
         }
     }

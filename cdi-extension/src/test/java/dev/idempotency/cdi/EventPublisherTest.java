@@ -132,6 +132,51 @@ class EventPublisherTest {
         }
     }
 
+    @ApplicationScoped
+    public static class BrokenAsyncObserver {
+        void on(@jakarta.enterprise.event.ObservesAsync IdempotencyEvent event) {
+            throw new IllegalStateException("an asynchronous observer bug");
+        }
+    }
+
+    /**
+     * An asynchronous observer that fails on every event was logged at every event (two stack
+     * traces a request), not at most once a minute as IDEMP0311 promises.
+     */
+    @Test
+    void aFailingAsynchronousObserverIsLoggedAtMostOnceAMinutePerOutcome() throws Exception {
+        java.util.logging.Logger library = java.util.logging.Logger.getLogger("dev.idempotency");
+        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getMessage() != null && record.getMessage().startsWith("IDEMP0311")) {
+                    records.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        library.addHandler(handler);
+        try (WeldContainer container = TestContainers.weld(Payments.class, BrokenAsyncObserver.class).initialize()) {
+            Payments payments = container.select(Payments.class).get();
+            for (int i = 0; i < 5; i++) {
+                payments.pay("order-async-" + i, 5);
+            }
+            Thread.sleep(1_000); // the asynchronous deliveries
+        } finally {
+            library.removeHandler(handler);
+        }
+
+        assertThat(records).as("one window per outcome (claimed, completed)").hasSizeLessThanOrEqualTo(2);
+    }
+
     @Test
     void aFailingObserverNeitherChangesTheAnswerNorSilencesTheOthers() throws Exception {
         try (WeldContainer container = TestContainers.weld(Payments.class, BrokenObserver.class, Recorder.class)

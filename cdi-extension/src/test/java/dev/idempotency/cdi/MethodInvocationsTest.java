@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyOutcome;
 import dev.idempotency.Idempotent;
 import dev.idempotency.exceptions.IdempotencyConflictException;
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
@@ -435,6 +436,25 @@ class MethodInvocationsTest {
         } finally {
             Fragile.changed = false;
         }
+    }
+
+    /** Such a duplicate is not counted as a replay: nothing was replayed; its outcome is lost. */
+    @Test
+    void aStoredResultThatCannotBeReadAnymoreIsObservedAsLostNotReplayed() {
+        container.close();
+        container = weld(Consumer.class, EventPublisherTest.Recorder.class).initialize();
+        consumer = container.select(Consumer.class).get();
+        EventPublisherTest.Recorder recorder = container.select(EventPublisherTest.Recorder.class).get();
+        consumer.fragile("f-3");
+        try {
+            Fragile.changed = true;
+            assertThatThrownBy(() -> consumer.fragile("f-3")).hasMessageContaining("IDEMP0328");
+        } finally {
+            Fragile.changed = false;
+        }
+
+        assertThat(recorder.outcomes()).containsExactly(IdempotencyOutcome.CLAIMED, IdempotencyOutcome.COMPLETED,
+                IdempotencyOutcome.OUTCOME_LOST);
     }
 
     /**
