@@ -141,10 +141,10 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
                     SENTINEL_MASTER, "a Redis Cluster (it fails over by itself: leave out " + SENTINEL_MASTER + ")"));
         }
         if (nodes.size() > 1 && !cluster && !sentinels) {
-            throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, uriValue, CLUSTER));
+            throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, masked(uriValue), CLUSTER));
         }
         if (sentinels && nodes.stream().anyMatch(node -> node.user().isPresent() || node.password().isPresent())) {
-            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(URI_KEY, uriValue, SENTINEL_MASTER,
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(URI_KEY, masked(uriValue), SENTINEL_MASTER,
                     "credentials in the URIs, which name the Sentinels only: give the master's in " + USER + " and "
                             + PASSWORD + ", the Sentinels' in " + SENTINEL_PASSWORD));
         }
@@ -157,20 +157,20 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         Optional<String> tlsValue = value(config, TLS);
         boolean tls = tlsValue.map(v -> bool(TLS, v)).orElse(secure > 0);
         if (secure > 0 && secure < nodes.size()) {
-            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(URI_KEY, uriValue, uriValue));
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(URI_KEY, masked(uriValue), masked(uriValue)));
         }
         if (secure > 0 && !tls) {
-            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), uriValue));
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), masked(uriValue)));
         }
         if (tls && sentinels) {
             throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(secure > 0 ? URI_KEY : TLS,
-                    secure > 0 ? uriValue : tlsValue.orElse(""), SENTINEL_MASTER,
+                    secure > 0 ? masked(uriValue) : tlsValue.orElse(""), SENTINEL_MASTER,
                     "TLS, which this version does not offer with Sentinels (not tested yet)"));
         }
         Optional<Path> trustCertificates = value(config, TRUST_CERTIFICATES).map(file -> trusted(file, tls));
         Optional<String> user = value(config, USER);
         Optional<String> password = config.get(PASSWORD).filter(p -> !p.isEmpty());
-        if (user.isPresent() && password.isEmpty()) {
+        if (user.isPresent() && password.isEmpty() && nodes.stream().anyMatch(node -> node.password().isEmpty())) {
             throw new IdempotencyDefinitionException(RedisMessages.userWithoutPassword(USER, user.get(), PASSWORD));
         }
         Duration timeout = duration(config, TIMEOUT, DEFAULT_TIMEOUT, MAX_TIMEOUT, false);
@@ -226,10 +226,31 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         return config.get(key).map(String::trim).filter(v -> !v.isEmpty());
     }
 
-    private static Node node(String whole, String text, int defaultPort) {
+    /**
+     * @param uris the URI setting, or one of its URIs, as configured
+     * @return it with each URI's user and password (everything between its scheme and the last
+     *     {@code @}) shown as {@code ***}: quoted in messages, never logged
+     */
+    static String masked(String uris) {
+        StringBuilder shown = new StringBuilder();
+        for (String part : uris.split(",", -1)) {
+            if (shown.length() > 0) {
+                shown.append(',');
+            }
+            int start = part.indexOf("://");
+            start = start < 0 ? 0 : start + 3;
+            int at = part.lastIndexOf('@'); // a password may hold '/' or '@' unescaped: masked too far rather than not enough
+            shown.append(at < start ? part : part.substring(0, start) + "***" + part.substring(at));
+        }
+        return shown.toString();
+    }
+
+    private static Node node(String configured, String configuredPart, int defaultPort) {
+        String whole = masked(configured);
+        String text = masked(configuredPart);
         URI uri;
         try {
-            uri = new URI(text);
+            uri = new URI(configuredPart);
         } catch (URISyntaxException e) {
             throw new IdempotencyDefinitionException(RedisMessages.badUri(URI_KEY, whole, "'" + text + "': " + e.getReason()));
         }

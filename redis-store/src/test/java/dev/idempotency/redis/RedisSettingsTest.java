@@ -169,6 +169,35 @@ class RedisSettingsTest {
         }
     }
 
+    /**
+     * The docs promise a URI's password is never logged, but the deployment's messages quoted the
+     * whole value: a database number in the URI, a mixed TLS list, credentials beside Sentinels.
+     */
+    @Test
+    void aPasswordInAUriIsNeverQuotedInADeploymentError() {
+        for (Map<String, String> values : java.util.List.of(
+                Map.of("idempotency.redis.uri", "redis://app:s3cret@r1:6379/0"),
+                Map.of("idempotency.redis.uri", "rediss://app:s3cret@r1,redis://app:s3cret@r2", "idempotency.redis.cluster",
+                        "true"),
+                Map.of("idempotency.redis.uri", "redis://:s3cret@s1", "idempotency.redis.sentinel-master", "m"),
+                Map.of("idempotency.redis.uri", "redis://app:s3cr@t@r1/x"),
+                Map.of("idempotency.redis.uri", "redis://app:s3cret@r1:99999"))) {
+            assertThatThrownBy(() -> load(values)).as(values.toString()).isInstanceOf(IdempotencyDefinitionException.class)
+                    .hasMessageContaining("IDEMP08").hasMessageNotContaining("s3cr").hasMessageContaining("***");
+        }
+    }
+
+    /** An ACL user whose password the URI holds, as the docs allow ("the URI's" by default). */
+    @Test
+    void aUserWhosePasswordIsInTheUriIsAccepted() {
+        RedisSettings settings = load(Map.of("idempotency.redis.uri", "redis://:s3cret@r1:6379", "idempotency.redis.user",
+                "idem"));
+
+        assertThat(settings.user()).contains("idem");
+        assertThat(settings.password()).isEmpty();
+        assertThat(settings.nodes().get(0).password()).contains("s3cret");
+    }
+
     @Test
     void aUserWithoutAPasswordFailsTheDeployment() {
         assertRefused(Map.of("idempotency.redis.user", "idem"), "IDEMP0810", "idempotency.redis.user='idem'");
