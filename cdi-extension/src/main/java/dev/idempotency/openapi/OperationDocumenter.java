@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.eclipse.microprofile.openapi.OASFactory;
@@ -80,7 +81,7 @@ final class OperationDocumenter {
         if (matches.isEmpty()) {
             return 0;
         }
-        String applicationPath = applicationPath(matches);
+        String applicationPath = applicationPath(matches, openAPI.getPaths().getPathItems().keySet());
         int documented = 0;
         for (Match match : matches) {
             if (match.applicationPath().equals(applicationPath)) {
@@ -97,14 +98,20 @@ final class OperationDocumenter {
      * share. An operation at the application's root matches every path with its HTTP method, so
      * it only votes when nothing else does (and then the shortest path is the root).
      */
-    private static String applicationPath(List<Match> matches) {
+    private static String applicationPath(List<Match> matches, Set<String> paths) {
         List<Match> voters = matches.stream().filter(m -> !m.atRoot()).toList();
         if (voters.isEmpty()) {
             return matches.stream().map(Match::applicationPath).min(Comparator.comparingInt(String::length)).orElseThrow();
         }
-        return voters.stream()
-                .collect(Collectors.groupingBy(Match::applicationPath, LinkedHashMap::new, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        // An ordinary operation whose path merely ends like an idempotent one's (/customers/{id}/orders
+        // beside /orders) votes for a prefix under the application's: the prefix of most of the
+        // document's paths wins, then the most votes, then the shortest.
+        Map<String, Long> votes = voters.stream()
+                .collect(Collectors.groupingBy(Match::applicationPath, LinkedHashMap::new, Collectors.counting()));
+        return votes.keySet().stream().max(Comparator.<String>comparingLong(prefix -> paths.stream()
+                        .filter(path -> path.equals(prefix) || path.startsWith(prefix + "/")).count())
+                .thenComparingLong(votes::get).thenComparing(Comparator.comparingInt(String::length).reversed()))
+                .orElseThrow();
     }
 
     private List<Match> matchesOf(String path, PathItem item) {
@@ -260,8 +267,11 @@ final class OperationDocumenter {
                 case MISSING_TENANT -> policy.tenantScoped();
                 case AUTHENTICATION_REQUIRED -> policy.rejectsAnonymous()
                         || (policy.tenantScoped() && settings.tenantSource().fromCredentials());
-                case OUTCOME_UNAVAILABLE, TOO_MANY_TOKENS, ANONYMOUS_TOKEN_REQUEST, CROSS_SITE_TOKEN_REQUEST -> false; // non-HTTP; the token endpoint
-                default -> true;
+                case INVALID_KEY, UNREADABLE_BODY, REQUEST_IN_PROGRESS, RESPONSE_NOT_STORED, RESPONSE_LOST,
+                        REQUEST_TOO_LARGE, KEY_REUSED, STORE_UNAVAILABLE -> true;
+                // non-HTTP (OUTCOME_UNAVAILABLE), the token and support endpoints', and any added later
+                // until it is listed here: never promised to clients of an operation that cannot answer it
+                default -> false;
             };
             if (applies) {
                 byStatus.computeIfAbsent(problem.status(), s -> new ArrayList<>()).add(problem);
