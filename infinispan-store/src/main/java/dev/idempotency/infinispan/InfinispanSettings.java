@@ -1,9 +1,15 @@
 package dev.idempotency.infinispan;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.infinispan.client.hotrod.impl.ConfigurationProperties;
 
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
 import dev.idempotency.spi.support.ConfigLookup;
@@ -124,11 +130,42 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration, Du
      */
     public static Properties clientProperties(Iterable<String> names, ConfigLookup config) {
         Properties properties = new Properties();
+        // Hot Rod's own names, asked for: a setting given as an environment variable is found by
+        // MicroProfile Config's rule (INFINISPAN_CLIENT_HOTROD_SERVER_LIST for ...server_list), though
+        // the configuration lists it under another name (SmallRye: ...server.list) or its own
+        for (String name : HOT_ROD_NAMES) {
+            config.get(name).ifPresent(value -> properties.setProperty(name, value));
+        }
         for (String name : names) {
-            if (name.startsWith(CLIENT_PREFIX)) {
+            // the names of families Hot Rod does not list (a cache's, a cluster's), as they are; not a
+            // known name listed in a variable's form, which is read above
+            if (name.startsWith(CLIENT_PREFIX) && !properties.containsKey(name)
+                    && !HOT_ROD_NAMES.contains(CLIENT_PREFIX + name.substring(CLIENT_PREFIX.length()).replace('.', '_'))) {
                 config.get(name).ifPresent(value -> properties.setProperty(name, value));
             }
         }
         return properties;
+    }
+
+    /** The names of Hot Rod's client properties, from its own constants (read once). */
+    private static final Set<String> HOT_ROD_NAMES = hotRodNames();
+
+    private static Set<String> hotRodNames() {
+        Set<String> names = new TreeSet<>();
+        for (Field field : ConfigurationProperties.class.getFields()) {
+            if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+                try {
+                    String name = (String) field.get(null);
+                    // the single properties, not the families' patterns ("...cluster.", "...cache.")
+                    if (name != null && name.startsWith(CLIENT_PREFIX) && !name.endsWith(".") && name.indexOf('.',
+                            CLIENT_PREFIX.length()) < 0) {
+                        names.add(name);
+                    }
+                } catch (IllegalAccessException e) {
+                    // a constant that is not public: not a name clients set
+                }
+            }
+        }
+        return Set.copyOf(names);
     }
 }

@@ -164,4 +164,36 @@ class InfinispanSettingsTest {
         assertThat(client).containsOnlyKeys("infinispan.client.hotrod.server_list", "infinispan.client.hotrod.auth_username");
         assertThat(client.getProperty("infinispan.client.hotrod.server_list")).isEqualTo("ispn:11222");
     }
+
+    /**
+     * Hot Rod settings given as environment variables (INFINISPAN_CLIENT_HOTROD_SERVER_LIST, the
+     * credentials, use_ssl): SmallRye lists such a variable as infinispan.client.hotrod.server.list,
+     * a name Hot Rod does not know, and servers that list the variable's own name have no prefix to
+     * find: the server list, credentials and TLS were silently dropped (a plaintext connection to
+     * 127.0.0.1). Hot Rod's own names are now asked of the configuration, which finds a variable by
+     * the MicroProfile Config rule (SERVER_LIST for server_list).
+     */
+    @Test
+    void hotRodSettingsGivenAsEnvironmentVariablesAreUsed() {
+        Map<String, String> environment = Map.of(
+                "INFINISPAN_CLIENT_HOTROD_SERVER_LIST", "ispn-1:11222",
+                "INFINISPAN_CLIENT_HOTROD_USE_SSL", "true",
+                "INFINISPAN_CLIENT_HOTROD_AUTH_PASSWORD", "pw");
+        // what MicroProfile Config answers for a name, from the environment (its three rules)
+        ConfigLookup fromEnvironment = key -> Optional.ofNullable(environment.get(key))
+                .or(() -> Optional.ofNullable(environment.get(key.replaceAll("[^A-Za-z0-9]", "_"))))
+                .or(() -> Optional.ofNullable(environment.get(key.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(java.util.Locale.ROOT))));
+
+        for (List<String> listed : List.of(
+                List.of("infinispan.client.hotrod.server.list", "infinispan.client.hotrod.use.ssl",
+                        "infinispan.client.hotrod.auth.password"), // SmallRye's names for the variables
+                List.copyOf(environment.keySet()))) { // a server that lists the variables as they are
+            Properties client = InfinispanSettings.clientProperties(listed, fromEnvironment);
+
+            assertThat(client).as(listed.toString()).containsEntry("infinispan.client.hotrod.server_list", "ispn-1:11222")
+                    .containsEntry("infinispan.client.hotrod.use_ssl", "true")
+                    .containsEntry("infinispan.client.hotrod.auth_password", "pw")
+                    .doesNotContainKey("infinispan.client.hotrod.server.list");
+        }
+    }
 }
