@@ -128,7 +128,9 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                 body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize());
             } catch (RequestBody.TooLargeException e) {
                 request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE, "Idempotent requests may have"
-                        + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded."));
+                        + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded, and a compressed body may"
+                        + " decode to at most " + RequestBody.LARGEST_EXPANSION + " times its size (or "
+                        + RequestBody.SMALLEST_DECODED_BOUND + " bytes)."));
                 return;
             }
         }

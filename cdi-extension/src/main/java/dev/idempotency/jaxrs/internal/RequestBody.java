@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
 
 /**
@@ -90,20 +91,26 @@ public final class RequestBody {
         return new RequestBody(buffer, length);
     }
 
+    /** A compressed body may decode to this many times its size... */
+    static final int LARGEST_EXPANSION = 100;
+    /** ...or to this many bytes, whatever its size (a small body may compress very well). */
+    static final int SMALLEST_DECODED_BOUND = 1024 * 1024;
+
     /**
      * The body as what it encodes, for the fingerprint and the key's JSON: a body sent with
      * {@code Content-Encoding: gzip} (or {@code x-gzip}, or zlib {@code deflate}; {@code identity}
-     * entries aside) is decoded, so that the same content compressed again (another gzip header
+     * entries aside; raw deflate too) is decoded, so that the same content compressed again (another gzip header
      * time, another compressor) is the same request. The method still gets the bytes as sent. Any
      * other coding (none, several, one this library does not decode), an empty body, and a body
      * that does not decode as its header says (an application's filter decoded it already and left
-     * the header; raw deflate; a corrupt one, which the application's own decoder refuses) count as
+     * the header; a corrupt one, which the application's own decoder refuses) count as
      * the bytes sent, as before this library decoded anything.
      *
      * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
      * @param limit the largest decoded body accepted (a small body may decode to a huge one)
      * @return the decoded body, or this one
-     * @throws TooLargeException when it decodes to more than the limit
+     * @throws TooLargeException when it decodes to more than the limit, or to more than
+     *     {@value #LARGEST_EXPANSION} times its size and more than {@value #SMALLEST_DECODED_BOUND} bytes
      */
     public RequestBody decoded(String contentEncoding, int limit) throws TooLargeException {
         if (contentEncoding == null || length == 0) {
@@ -115,15 +122,33 @@ public final class RequestBody {
             return this;
         }
         InputStream sent = new ByteArrayInputStream(bytes, 0, length);
+        // a few kilobytes may decode to the whole limit, all of it then parsed and hashed before
+        // anything is claimed: bounded as zip-bomb guards bound it
+        int bound = (int) Math.min(limit, Math.max(SMALLEST_DECODED_BOUND, (long) length * LARGEST_EXPANSION));
         try {
             return switch (codings.get(0)) {
-                case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, limit);
-                case "deflate" -> read(new InflaterInputStream(sent), -1, limit);
+                case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, bound);
+                // zlib, or raw deflate (no zlib header), which Jersey's decoder takes too
+                case "deflate" -> inflated(sent, bound);
                 default -> this;
             };
         } catch (IOException doesNotDecode) {
             return this;
         }
+    }
+
+    private RequestBody inflated(InputStream sent, int bound) throws IOException, TooLargeException {
+        Inflater inflater = new Inflater(!zlibHeader());
+        try {
+            return read(new InflaterInputStream(sent, inflater), -1, bound);
+        } finally {
+            inflater.end(); // a stream given its inflater leaves it to the giver
+        }
+    }
+
+    /** @return whether the body starts with a zlib header (RFC 1950: deflate, its check bits) */
+    private boolean zlibHeader() {
+        return length >= 2 && (bytes[0] & 0x0F) == 8 && (((bytes[0] & 0xFF) << 8) | (bytes[1] & 0xFF)) % 31 == 0;
     }
 
     /** @return the backing array; only the first {@link #length()} bytes are the body */

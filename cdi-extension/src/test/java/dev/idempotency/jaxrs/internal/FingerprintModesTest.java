@@ -89,7 +89,7 @@ class FingerprintModesTest {
     /**
      * A gzipped body that decodes past the body limit is refused before anything runs; one that
      * does not decode as its header says (decoded already by an application's filter that left the
-     * header, raw deflate, corrupt) counts as its bytes, as before, and so does an empty one.
+     * header, corrupt) counts as its bytes, as before, and so does an empty one.
      */
     @Test
     void aGzippedBodyTooLargeOnceDecodedIsRefusedAndOneThatDoesNotDecodeCountsAsItsBytes() {
@@ -113,6 +113,59 @@ class FingerprintModesTest {
         assertThat(server.send(post("/payments", ORDER).key("k-3").header("Content-Encoding", "gzip"), created())
                 .header(REPLAYED_HEADER)).isEqualTo("true");
         assertThat(server.executions()).isEqualTo(3);
+    }
+
+    /**
+     * A few kilobytes that decode to the whole body limit (16 MiB of one repeated byte): the filter
+     * decoded, parsed and canonicalised it all (hundreds of MiB allocated, seconds of CPU) before
+     * anything was claimed, on an endpoint that might not even take gzip. A compressed body may now
+     * decode to 100 times its size (1 MiB at the least), as zip-bomb guards allow; a JSON body of
+     * ordinary redundancy passes.
+     */
+    @Test
+    void aSmallBodyThatDecodesToTheWholeLimitIsRefusedBeforeItIsParsed() {
+        Server server = library.server("stripe");
+        byte[] bomb = gzip("[" + "0,".repeat(4_000_000) + "0]", 1);
+
+        Answer refused = server.send(post("/webhooks", bomb).header("Content-Encoding", "gzip")
+                .header("Content-Type", "application/json"), created());
+
+        assertThat(bomb.length).as("a small request").isLessThan(20_000);
+        assertThat(refused.status).as(refused.toString()).isEqualTo(413);
+        assertThat(refused.problemType()).isEqualTo("request-too-large");
+        assertThat(server.executions()).isZero();
+
+        StringBuilder orders = new StringBuilder("[");
+        for (int i = 0; i < 20_000; i++) {
+            orders.append(i == 0 ? "" : ",").append("{\"orderId\":\"o-").append(i).append("\",\"amount\":1250}");
+        }
+        Server json = library.server("createJson");
+        Answer large = json.send(post("/payments", gzip(orders.append(']').toString(), 1)).key("k-9")
+                .header("Content-Encoding", "gzip"), created());
+        assertThat(large.status).as("a large body of ordinary redundancy").isEqualTo(201);
+    }
+
+    /**
+     * Raw deflate (no zlib header), which Jersey's decoder takes: refused as "not JSON" by a JSON
+     * endpoint, as the library only inflated zlib.
+     */
+    @Test
+    void aRawDeflateBodyIsReadAsWhatItEncodes() {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.DeflaterOutputStream raw = new java.util.zip.DeflaterOutputStream(out,
+                new java.util.zip.Deflater(6, true))) {
+            raw.write(ORDER.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        Server json = library.server("createJson");
+
+        Answer deflated = json.send(post("/payments", out.toByteArray()).key("k-7").header("Content-Encoding", "deflate"),
+                created());
+        Answer plain = json.send(post("/payments", ORDER).key("k-7"), created());
+
+        assertThat(deflated.status).as(deflated.toString()).isEqualTo(201);
+        assertReplayOf(deflated, plain);
     }
 
     @Test
