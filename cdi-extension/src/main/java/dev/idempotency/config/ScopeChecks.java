@@ -37,6 +37,11 @@ public final class ScopeChecks {
         if (policy.serverIssuedKeys()) {
             throw new IdempotencyDefinitionException(Messages.tokensScopedByTenant(where, scope));
         }
+        String keyHeader = policy.keySource().header();
+        if (source == TenantSource.HEADER && keyHeader != null && keyHeader.equalsIgnoreCase(settings.tenantHeader())) {
+            throw new IdempotencyDefinitionException(Messages.keyHeaderIsTheTenants(where, keyHeader, scope,
+                    LibrarySettings.TENANT_HEADER, settings.tenantHeader()));
+        }
         if (source == TenantSource.NONE) {
             throw new IdempotencyDefinitionException(Messages.tenantScopeWithoutSource(where, scope,
                     LibrarySettings.TENANT_SOURCE));

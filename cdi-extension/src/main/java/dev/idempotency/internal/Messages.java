@@ -164,6 +164,14 @@ public final class Messages {
                 + " through the support look-up; the next request with its key runs";
     }
 
+    /** IDEMP0163: an endpoint's key header is the tenant header, with the HEADER source; fails the deployment. */
+    public static String keyHeaderIsTheTenants(String where, String keyHeader, String scope, String tenantHeaderKey,
+            String tenantHeader) {
+        return "IDEMP0163: " + where + ": keyHeader=" + keyHeader + " with scope=" + scope + " names the header of the"
+                + " tenant (" + tenantHeaderKey + "='" + tenantHeader + "'): each request's key would be its tenant;"
+                + " allowed: a key header of its own, such as the default Idempotency-Key";
+    }
+
     /** IDEMP0161: a tenant scope with server-issued keys, whose use is the principal's alone; fails the deployment. */
     public static String tokensScopedByTenant(String where, String scope) {
         return "IDEMP0161: " + where + ": scope=" + scope + " with serverIssuedKeys=true, but a server-issued token is its"

@@ -33,6 +33,11 @@ class ScopeChecksTest {
         @Idempotent(scope = IdempotencyScope.TENANT_PRINCIPAL, serverIssuedKeys = true)
         public void pay() {
         }
+
+        @jakarta.ws.rs.POST
+        @Idempotent(scope = IdempotencyScope.TENANT, keyHeader = "x-tenant-id")
+        public void refund() {
+        }
     }
 
     private static final String WHERE = "bean " + Orders.class.getName() + ", method ";
@@ -109,6 +114,24 @@ class ScopeChecksTest {
                         + " with a tenant scope");
         config.put("Idempotent/scope", "PRINCIPAL");
         assertThatCode(() -> check("pay", true, true)).doesNotThrowAnyException();
+    }
+
+    /**
+     * An endpoint whose own key header is the tenant header: every request of a tenant carried
+     * the same key (its tenant's id), so its second order with the same body replayed the first.
+     * IDEMP0160 compared the library-wide key header only.
+     */
+    @Test
+    void anEndpointsKeyHeaderCannotBeTheTenantHeader() {
+        config.put("idempotency.tenant.source", "HEADER");
+
+        assertThatThrownBy(() -> check("refund", true, true))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessage("IDEMP0163: " + WHERE + "refund: keyHeader=x-tenant-id with scope=TENANT names the header"
+                        + " of the tenant (idempotency.tenant.header='X-Tenant-Id'): each request's key would be its"
+                        + " tenant; allowed: a key header of its own, such as the default Idempotency-Key");
+        config.put("idempotency.tenant.source", "JWT_CLAIM");
+        assertThatCode(() -> check("refund", true, true)).as("the header is no tenant then").doesNotThrowAnyException();
     }
 
     @Test

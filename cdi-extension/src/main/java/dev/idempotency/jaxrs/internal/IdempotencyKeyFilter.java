@@ -117,6 +117,12 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                     "Idempotent requests may have at most " + settings.maxRequestBodySize() + " bytes of body."));
             return;
         } catch (IOException e) {
+            if (RequestBody.refusedAsTooLarge(e)) {
+                // the server's own limit, below the library's (WildFly's max-post-size): sent again, refused again
+                request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE,
+                        "The server does not take a request body this large; nothing was executed."));
+                return;
+            }
             // Nothing is claimed yet: a truncated or broken body is the client's error, not a 500.
             request.abortWith(ProblemResponses.of(IdempotencyProblem.UNREADABLE_BODY,
                     "The request body could not be read completely; nothing was executed."));

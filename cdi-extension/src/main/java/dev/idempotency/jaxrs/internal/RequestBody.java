@@ -151,6 +151,20 @@ public final class RequestBody {
         return length >= 2 && (bytes[0] & 0x0F) == 8 && (((bytes[0] & 0xFF) << 8) | (bytes[1] & 0xFF)) % 31 == 0;
     }
 
+    /**
+     * @param failure what reading the entity stream threw
+     * @return whether the server stopped the read at its own body limit (Undertow's
+     *     {@code RequestTooBigException}, WildFly's {@code max-post-size}), in the failure or its causes
+     */
+    public static boolean refusedAsTooLarge(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause.getClass().getSimpleName().equals("RequestTooBigException")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the backing array; only the first {@link #length()} bytes are the body */
     public byte[] bytes() {
         return bytes;

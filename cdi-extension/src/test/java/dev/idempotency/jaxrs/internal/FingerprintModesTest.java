@@ -168,6 +168,35 @@ class FingerprintModesTest {
         assertReplayOf(deflated, plain);
     }
 
+    /** As Undertow (WildFly) names it: its entity limit is enforced by this IOException while the body is read. */
+    static final class RequestTooBigException extends java.io.IOException {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * A body past the server's own limit (WildFly's max-post-size, 10 MiB by default, below the
+     * library's 16 MiB): the server stops the read with its "too big" exception, which the filter
+     * took for a truncated body and answered 400 unreadable-body ("resend"), which fails again
+     * every time. 413 now.
+     */
+    @Test
+    void aBodyTheServerRefusesAsTooBigIsTooLargeNotUnreadable() {
+        Server server = library.server("create");
+        FakeRequests.Request tooBig = post("/payments", ORDER).key("k-8").header("Content-Length", "12000000");
+        tooBig.entity = new java.io.InputStream() {
+            @Override
+            public int read() throws java.io.IOException {
+                throw new java.io.IOException("the request was too large", new RequestTooBigException());
+            }
+        };
+
+        Answer answer = server.send(tooBig, created());
+
+        assertThat(answer.status).as(answer.toString()).isEqualTo(413);
+        assertThat(answer.problemType()).isEqualTo("request-too-large");
+        assertThat(server.executions()).isZero();
+    }
+
     @Test
     void inJsonModeAnotherMemberOrderOrWhitespaceReplays() {
         Server server = library.server("createJson");
