@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.logging.Logger;
 
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 
 import dev.idempotency.config.IdempotencyPolicy;
@@ -28,6 +29,8 @@ public final class HttpClaim extends OwnedClaim {
     private volatile boolean runsUnseen;
     /** The status of the answer a synchronous method returned, or {@code 0}. */
     private volatile int returned;
+    /** The {@code Content-Encoding} of the Response a synchronous method returned, or {@code null}. */
+    private volatile String returnedEncoding;
     /** Whether an asynchronous endpoint's answer reached the response filter. */
     private volatile boolean answered;
     /** Whether the method's transaction rolled back before its asynchronous answer came. */
@@ -114,7 +117,18 @@ public final class HttpClaim extends OwnedClaim {
      *     {@code null} ({@code 204})
      */
     public void returned(Object result) {
+        returnedEncoding = result instanceof Response response ? response.getHeaderString(HttpHeaders.CONTENT_ENCODING) : null;
         returned = statusOf(result);
+    }
+
+    /**
+     * @return the {@code Content-Encoding} of the {@link Response} a synchronous method returned
+     *     (its entity is bytes it encoded itself, which the library captures as they are), or
+     *     {@code null}: an encoding added after the method (an encoder around the capture) leaves
+     *     the captured bytes plain
+     */
+    public String encodedByTheMethod() {
+        return returnedEncoding;
     }
 
     private static int statusOf(Object result) {

@@ -2,6 +2,7 @@ package dev.idempotency.jaxrs.internal;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -10,6 +11,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 
@@ -146,7 +148,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             // Recorded before any byte leaves: a retry must never run a method whose answer was sent.
             LOG.warning(Messages.responseTooLargeToStore(claim.policy().endpoint(), maxStoredBodySize));
             transactions.storeWhenCommitted(claim, StoredOutcome.withoutBody(claim.status(),
-                    replayable(context)));
+                    replayable(context, claim)));
         });
         context.setOutputStream(capture);
         try {
@@ -161,7 +163,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
             // spanning the request), whose rollback must still give the key back.
             if (!capture.overflowed() && claim.isOpen()) {
                 LOG.warning(Messages.responseNotWritten(claim.policy().endpoint(), claim.status(), e));
-                notWritten(claim, StoredOutcome.withoutBody(claim.status(), replayable(context)));
+                notWritten(claim, StoredOutcome.withoutBody(claim.status(), replayable(context, claim)));
             }
             throw e;
         } finally {
@@ -169,7 +171,7 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
         }
         if (!capture.overflowed()) {
             transactions.storeWhenCommitted(claim, StoredOutcome.of(claim.status(),
-                    replayable(context), capture.heldBytes()));
+                    replayable(context, claim), capture.heldBytes()));
             capture.release();
         }
     }
@@ -201,8 +203,19 @@ public final class OutcomeRecorder implements ContainerRequestFilter, ContainerR
         }
     }
 
-    /** @return the headers of the answer being written that retries get with it */
-    private Map<String, List<String>> replayable(WriterInterceptorContext context) {
-        return replayableHeaders.select(context.getHeaders(), context.getMediaType());
+    /**
+     * @return the headers of the answer being written that retries get with it; and its
+     *     {@code Content-Encoding} where the method encoded the bytes itself (captured encoded:
+     *     without it a replay's bytes could not be read)
+     */
+    private Map<String, List<String>> replayable(WriterInterceptorContext context, HttpClaim claim) {
+        Map<String, List<String>> selected = replayableHeaders.select(context.getHeaders(), context.getMediaType());
+        String encoding = claim.encodedByTheMethod();
+        Object written = context.getHeaders().getFirst(HttpHeaders.CONTENT_ENCODING);
+        if (encoding != null && written != null && encoding.equals(written.toString())) {
+            selected = new LinkedHashMap<>(selected);
+            selected.put(HttpHeaders.CONTENT_ENCODING, List.of(encoding));
+        }
+        return selected;
     }
 }

@@ -380,4 +380,35 @@ class IdempotencyKeyFilterTest {
         return dev.idempotency.claim.ScopedKey.of(FakeRequests.endpoint("create", false, true).policy(),
                 request.principal, request.headers.getFirst(FakeRequests.KEY));
     }
+
+    /**
+     * A method that answers bytes it encoded itself (a pass-through of a compressed upstream answer,
+     * a pre-compressed export), with its own Content-Encoding: the replay carried the same gzip
+     * bytes without the header, which clients cannot read. An encoding the method set is stored
+     * with the answer now; one an encoder adds around the library's capture (Jersey's, after the
+     * method) is not, since the bytes captured are the plain ones.
+     */
+    @Test
+    void anAnswerTheMethodEncodedItselfIsReplayedWithItsContentEncoding() {
+        byte[] gzipped;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream zipped = new java.util.zip.GZIPOutputStream(out)) {
+            zipped.write("{\"export\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        gzipped = out.toByteArray();
+        Server server = library.server("create");
+        java.util.function.Function<String, Response> encoded = body -> Response.ok(gzipped).type("application/json")
+                .header("Content-Encoding", "gzip").build();
+
+        Answer first = server.send(post("/payments", "{\"cents\":100}").key("k-gz"), encoded);
+        Answer retry = server.send(post("/payments", "{\"cents\":100}").key("k-gz"), encoded);
+
+        assertThat(first.header("Content-Encoding")).isEqualTo("gzip");
+        assertThat(retry.header(REPLAYED_HEADER)).isEqualTo("true");
+        assertThat(retry.body).isEqualTo(gzipped);
+        assertThat(retry.header("Content-Encoding")).isEqualTo("gzip");
+        assertThat(server.executions()).isEqualTo(1);
+    }
 }
