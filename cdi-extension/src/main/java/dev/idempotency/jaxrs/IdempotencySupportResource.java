@@ -1,6 +1,9 @@
 package dev.idempotency.jaxrs;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,9 +94,9 @@ public abstract class IdempotencySupportResource {
     @POST
     @Path("lookup")
     @Produces({MediaType.APPLICATION_JSON, ProblemResponses.PROBLEM_JSON})
-    public Response lookUp(String body) {
+    public Response lookUp(InputStream body) {
         return answer(LibrarySettings::supportRole, (runtime, lookup) -> {
-            JsonObject question = parse(body);
+            JsonObject question = question(body);
             RecordLookup.Target target = lookup.target(query(question));
             Optional<RecordDetails> found = lookup.inspect(target);
             if (found.isEmpty()) {
@@ -113,9 +116,9 @@ public abstract class IdempotencySupportResource {
     @POST
     @Path("release")
     @Produces({MediaType.APPLICATION_JSON, ProblemResponses.PROBLEM_JSON})
-    public Response release(String body) {
+    public Response release(InputStream body) {
         return answer(LibrarySettings::supportReleaseRole, (runtime, lookup) -> {
-            RecordLookup.Target target = lookup.target(query(parse(body)));
+            RecordLookup.Target target = lookup.target(query(question(body)));
             RecordLookup.Release release = lookup.release(target);
             if (release instanceof RecordLookup.Release.Released) {
                 LOG.info(Messages.supportRelease(security.getUserPrincipal().getName(), target.keyHash(),
@@ -184,6 +187,32 @@ public abstract class IdempotencySupportResource {
         }
         return null;
     }
+
+    /**
+     * Reads the question itself, once the caller's role was checked (an entity parameter would have
+     * been read whole by the container first, whatever its size and whoever sent it), and no more
+     * than a question needs.
+     *
+     * @param body the request's entity stream
+     * @return the question
+     * @throws BadSupportQuery when it is larger than {@value #MAX_QUESTION_BYTES} bytes or no JSON object
+     */
+    static JsonObject question(InputStream body) {
+        byte[] read;
+        try {
+            read = body == null ? new byte[0] : body.readNBytes(MAX_QUESTION_BYTES + 1);
+        } catch (IOException e) {
+            throw new BadSupportQuery("the question could not be read completely; send it again");
+        }
+        if (read.length > MAX_QUESTION_BYTES) {
+            throw new BadSupportQuery("a question is at most " + MAX_QUESTION_BYTES + " bytes: {\"endpoint\":...,"
+                    + "\"caller\":...,\"key\":...}");
+        }
+        return parse(new String(read, StandardCharsets.UTF_8));
+    }
+
+    /** The largest question read: an endpoint, a caller, a key and a tenant, with room to spare. */
+    static final int MAX_QUESTION_BYTES = 16 * 1024;
 
     static JsonObject parse(String body) {
         if (body == null || body.isBlank()) {

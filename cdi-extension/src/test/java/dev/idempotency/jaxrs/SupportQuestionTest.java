@@ -20,4 +20,29 @@ class SupportQuestionTest {
         assertThatThrownBy(() -> IdempotencySupportResource.parse("{\"endpoint\":\"e\",\"key\":" + digits + "}"))
                 .isInstanceOf(BadSupportQuery.class);
     }
+
+    /**
+     * The question was a String entity parameter: the container read a body of any size into
+     * memory before the method checked the caller's role (an anonymous caller's 100 MB body was
+     * held before its 401). The method reads the stream itself now, after the role check, and no
+     * more than a question needs.
+     */
+    @Test
+    void aQuestionIsReadOnlyUpToWhatAQuestionNeeds() {
+        long[] read = {0};
+        java.io.InputStream endless = new java.io.InputStream() {
+            @Override
+            public int read() {
+                read[0]++;
+                return ' ';
+            }
+        };
+
+        assertThatThrownBy(() -> IdempotencySupportResource.question(endless)).isInstanceOf(BadSupportQuery.class)
+                .hasMessageContaining("16384 bytes");
+        org.assertj.core.api.Assertions.assertThat(read[0]).isLessThanOrEqualTo(16_385);
+        org.assertj.core.api.Assertions.assertThat(IdempotencySupportResource.question(new java.io.ByteArrayInputStream(
+                "{\"endpoint\":\"e\",\"key\":\"k\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8))).getString("key"))
+                .isEqualTo("k");
+    }
 }
