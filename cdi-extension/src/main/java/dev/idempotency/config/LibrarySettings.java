@@ -49,6 +49,9 @@ import dev.idempotency.spi.support.ConfigLookup;
  * @param telemetryEnabled whether outcomes are reported through OpenTelemetry when the server has it
  * @param slowStoreThreshold a store operation at least this slow is an event on the current span
  *     (OpenTelemetry); zero: every operation
+ * @param maxDecodedBodyExpansion how many times its size a compressed request body may decode to,
+ *     beyond 4 MiB (a zip bomb's few kilobytes would decode to the whole body limit, all of it read
+ *     before anything is claimed); zero: the body limit alone
  */
 public record LibrarySettings(String keyHeader, String replayedHeader, int maxKeyLength, int maxRequestBodySize,
         int maxStoredBodySize, Set<String> storedHeaders, int retryAfterSeconds, int interceptorPriority,
@@ -56,7 +59,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
         Duration tokenTtl, int tokensPerPrincipal, Duration tieredFrontPause, boolean openApiEnabled,
         boolean anonymousTokens, Set<String> tokenAllowedOrigins, TenantSource tenantSource, String tenantHeader, String tenantJwtClaim,
         String authenticationChallenge, int maxWaiting, String supportRole, String supportReleaseRole,
-        boolean telemetryEnabled, Duration slowStoreThreshold) {
+        boolean telemetryEnabled, Duration slowStoreThreshold, int maxDecodedBodyExpansion) {
 
     public static final String KEY_HEADER = "idempotency.key-header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -86,6 +89,7 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
     public static final String SUPPORT_RELEASE_ROLE = "idempotency.support.release-role";
     public static final String TELEMETRY_ENABLED = "idempotency.telemetry.enabled";
     public static final String SLOW_STORE_THRESHOLD = "idempotency.telemetry.slow-store-threshold";
+    public static final String MAX_DECODED_BODY_EXPANSION = "idempotency.max-decoded-body-expansion";
 
     /** Below the smallest request thread pool of the servers tested (WildFly: 16 per core). */
     static final int DEFAULT_MAX_WAITING = 16;
@@ -167,7 +171,8 @@ public record LibrarySettings(String keyHeader, String replayedHeader, int maxKe
                 reader.roleName(SUPPORT_ROLE, "idempotency-support"),
                 reader.roleName(SUPPORT_RELEASE_ROLE, "idempotency-operator"),
                 reader.bool(TELEMETRY_ENABLED, true),
-                reader.duration(SLOW_STORE_THRESHOLD, Duration.ofMillis(100)));
+                reader.duration(SLOW_STORE_THRESHOLD, Duration.ofMillis(100)),
+                reader.integer(MAX_DECODED_BODY_EXPANSION, 100, 0, 1_000_000));
         if (settings.tenantSource() == TenantSource.HEADER && settings.tenantHeader().equalsIgnoreCase(keyHeader)) {
             // each tenant's key would be its own tenant: tenants sending one key would share its record
             reader.errors.add(Messages.tenantHeaderIsTheKeys(TENANT_HEADER, settings.tenantHeader(), KEY_HEADER, keyHeader));

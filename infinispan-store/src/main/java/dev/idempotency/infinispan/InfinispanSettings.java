@@ -140,15 +140,22 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration, Du
             // the names of families Hot Rod does not list (a cache's, a cluster's), as they are; not a
             // known name listed in a variable's form, which is read above
             if (name.startsWith(CLIENT_PREFIX) && !properties.containsKey(name)
-                    && !HOT_ROD_NAMES.contains(CLIENT_PREFIX + name.substring(CLIENT_PREFIX.length()).replace('.', '_'))) {
+                    && !HOT_ROD_VARIABLE_FORMS.contains(variableForm(name))) {
                 config.get(name).ifPresent(value -> properties.setProperty(name, value));
             }
         }
         return properties;
     }
 
+    /** @return the name as an environment variable spells it, lower case: what SmallRye's listed name and Hot Rod's share */
+    private static String variableForm(String name) {
+        return name.replaceAll("[^A-Za-z0-9]", "_").toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** The names of Hot Rod's client properties, from its own constants (read once). */
     private static final Set<String> HOT_ROD_NAMES = hotRodNames();
+    private static final Set<String> HOT_ROD_VARIABLE_FORMS = HOT_ROD_NAMES.stream().map(InfinispanSettings::variableForm)
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private static Set<String> hotRodNames() {
         Set<String> names = new TreeSet<>();
@@ -156,9 +163,8 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration, Du
             if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
                 try {
                     String name = (String) field.get(null);
-                    // the single properties, not the families' patterns ("...cluster.", "...cache.")
-                    if (name != null && name.startsWith(CLIENT_PREFIX) && !name.endsWith(".") && name.indexOf('.',
-                            CLIENT_PREFIX.length()) < 0) {
+                    // the single properties (connection_pool.max_active too), not the families' patterns ("...cluster.")
+                    if (name != null && name.startsWith(CLIENT_PREFIX) && !name.endsWith(".") && name.indexOf('%') < 0) {
                         names.add(name);
                     }
                 } catch (IllegalAccessException e) {

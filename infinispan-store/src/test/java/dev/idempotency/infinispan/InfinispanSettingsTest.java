@@ -178,7 +178,8 @@ class InfinispanSettingsTest {
         Map<String, String> environment = Map.of(
                 "INFINISPAN_CLIENT_HOTROD_SERVER_LIST", "ispn-1:11222",
                 "INFINISPAN_CLIENT_HOTROD_USE_SSL", "true",
-                "INFINISPAN_CLIENT_HOTROD_AUTH_PASSWORD", "pw");
+                "INFINISPAN_CLIENT_HOTROD_AUTH_PASSWORD", "pw",
+                "INFINISPAN_CLIENT_HOTROD_CONNECTION_POOL_MAX_ACTIVE", "4");
         // what MicroProfile Config answers for a name, from the environment (its three rules)
         ConfigLookup fromEnvironment = key -> Optional.ofNullable(environment.get(key))
                 .or(() -> Optional.ofNullable(environment.get(key.replaceAll("[^A-Za-z0-9]", "_"))))
@@ -186,14 +187,17 @@ class InfinispanSettingsTest {
 
         for (List<String> listed : List.of(
                 List.of("infinispan.client.hotrod.server.list", "infinispan.client.hotrod.use.ssl",
-                        "infinispan.client.hotrod.auth.password"), // SmallRye's names for the variables
+                        "infinispan.client.hotrod.auth.password", "infinispan.client.hotrod.connection.pool.max.active"),
+                // SmallRye's names for the variables
                 List.copyOf(environment.keySet()))) { // a server that lists the variables as they are
             Properties client = InfinispanSettings.clientProperties(listed, fromEnvironment);
 
             assertThat(client).as(listed.toString()).containsEntry("infinispan.client.hotrod.server_list", "ispn-1:11222")
                     .containsEntry("infinispan.client.hotrod.use_ssl", "true")
                     .containsEntry("infinispan.client.hotrod.auth_password", "pw")
-                    .doesNotContainKey("infinispan.client.hotrod.server.list");
+                    .containsEntry("infinispan.client.hotrod.connection_pool.max_active", "4")
+                    .doesNotContainKey("infinispan.client.hotrod.server.list")
+                    .doesNotContainKey("infinispan.client.hotrod.connection.pool.max.active");
         }
     }
 }

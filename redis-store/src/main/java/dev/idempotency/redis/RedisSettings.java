@@ -131,7 +131,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         boolean sentinels = sentinelMaster.isPresent();
         String uriValue = value(config, URI_KEY).orElse(sentinels ? DEFAULT_SENTINEL_URI : DEFAULT_URI);
         List<Node> nodes = new ArrayList<>();
-        for (String part : uriValue.split(",", -1)) {
+        for (String part : uris(uriValue)) {
             nodes.add(node(uriValue, part.trim(), sentinels ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT));
         }
         Optional<String> clusterValue = value(config, CLUSTER);
@@ -226,6 +226,14 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         return config.get(key).map(String::trim).filter(v -> !v.isEmpty());
     }
 
+    /** A comma that starts the next URI: one a password holds (legal in a URI's user information) does not. */
+    private static final java.util.regex.Pattern NEXT_URI = java.util.regex.Pattern.compile(",(?=\\s*[A-Za-z][A-Za-z0-9+.-]*://)");
+
+    /** @return the URIs of the setting, split where a comma starts the next one */
+    static String[] uris(String setting) {
+        return NEXT_URI.split(setting, -1);
+    }
+
     /**
      * @param uris the URI setting, or one of its URIs, as configured
      * @return it with each URI's user and password (everything between its scheme and the last
@@ -233,7 +241,7 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
      */
     static String masked(String uris) {
         StringBuilder shown = new StringBuilder();
-        for (String part : uris.split(",", -1)) {
+        for (String part : uris(uris)) {
             if (shown.length() > 0) {
                 shown.append(',');
             }

@@ -181,7 +181,10 @@ class RedisSettingsTest {
                         "true"),
                 Map.of("idempotency.redis.uri", "redis://:s3cret@s1", "idempotency.redis.sentinel-master", "m"),
                 Map.of("idempotency.redis.uri", "redis://app:s3cr@t@r1/x"),
-                Map.of("idempotency.redis.uri", "redis://app:s3cret@r1:99999"))) {
+                Map.of("idempotency.redis.uri", "redis://app:s3cret@r1:99999"),
+                Map.of("idempotency.redis.uri", "redis://app:s3cr,et@r1/0"),
+                Map.of("idempotency.redis.uri", "redis://app:s3cr,et@r1,redis://app:s3cr,et@r2:99999",
+                        "idempotency.redis.cluster", "true"))) {
             assertThatThrownBy(() -> load(values)).as(values.toString()).isInstanceOf(IdempotencyDefinitionException.class)
                     .hasMessageContaining("IDEMP08").hasMessageNotContaining("s3cr").hasMessageContaining("***");
         }

@@ -131,12 +131,13 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
         request.setEntityStream(new ByteArrayInputStream(body.bytes(), 0, body.length()));
         if (readsBody) {
             try {
-                body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize());
+                body = body.decoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING), settings.maxRequestBodySize(),
+                        settings.maxDecodedBodyExpansion());
             } catch (RequestBody.TooLargeException e) {
                 request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE, "Idempotent requests may have"
                         + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded, and a compressed body may"
-                        + " decode to at most " + RequestBody.LARGEST_EXPANSION + " times its size (or "
-                        + RequestBody.SMALLEST_DECODED_BOUND + " bytes)."));
+                        + " decode to at most " + settings.maxDecodedBodyExpansion() + " times its size (or "
+                        + RequestBody.SMALLEST_DECODED_BOUND + " bytes); send it uncompressed."));
                 return;
             }
         }

@@ -91,10 +91,8 @@ public final class RequestBody {
         return new RequestBody(buffer, length);
     }
 
-    /** A compressed body may decode to this many times its size... */
-    static final int LARGEST_EXPANSION = 100;
-    /** ...or to this many bytes, whatever its size (a small body may compress very well). */
-    static final int SMALLEST_DECODED_BOUND = 1024 * 1024;
+    /** A compressed body may decode to this many bytes whatever its size (bulk JSON compresses very well)... */
+    static final int SMALLEST_DECODED_BOUND = 4 * 1024 * 1024;
 
     /**
      * The body as what it encodes, for the fingerprint and the key's JSON: a body sent with
@@ -108,11 +106,13 @@ public final class RequestBody {
      *
      * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
      * @param limit the largest decoded body accepted (a small body may decode to a huge one)
+     * @param expansion how many times its size a compressed body may decode to beyond
+     *     {@value #SMALLEST_DECODED_BOUND} bytes; 0: up to the limit
      * @return the decoded body, or this one
      * @throws TooLargeException when it decodes to more than the limit, or to more than
-     *     {@value #LARGEST_EXPANSION} times its size and more than {@value #SMALLEST_DECODED_BOUND} bytes
+     *     {@code expansion} times its size and more than {@value #SMALLEST_DECODED_BOUND} bytes
      */
-    public RequestBody decoded(String contentEncoding, int limit) throws TooLargeException {
+    public RequestBody decoded(String contentEncoding, int limit, int expansion) throws TooLargeException {
         if (contentEncoding == null || length == 0) {
             return this;
         }
@@ -121,10 +121,11 @@ public final class RequestBody {
         if (codings.size() != 1) {
             return this;
         }
-        InputStream sent = new ByteArrayInputStream(bytes, 0, length);
+        ByteArrayInputStream sent = new ByteArrayInputStream(bytes, 0, length);
         // a few kilobytes may decode to the whole limit, all of it then parsed and hashed before
         // anything is claimed: bounded as zip-bomb guards bound it
-        int bound = (int) Math.min(limit, Math.max(SMALLEST_DECODED_BOUND, (long) length * LARGEST_EXPANSION));
+        int bound = expansion == 0 ? limit
+                : (int) Math.min(limit, Math.max(SMALLEST_DECODED_BOUND, (long) length * expansion));
         try {
             return switch (codings.get(0)) {
                 case "gzip", "x-gzip" -> read(new GZIPInputStream(sent), -1, bound);
@@ -137,10 +138,13 @@ public final class RequestBody {
         }
     }
 
-    private RequestBody inflated(InputStream sent, int bound) throws IOException, TooLargeException {
+    private RequestBody inflated(ByteArrayInputStream sent, int bound) throws IOException, TooLargeException {
         Inflater inflater = new Inflater(!zlibHeader());
         try {
-            return read(new InflaterInputStream(sent, inflater), -1, bound);
+            RequestBody inflated = read(new InflaterInputStream(sent, inflater), -1, bound);
+            // Raw deflate has no check: bytes that are no deflate stream may still inflate to a few
+            // bytes and leave the rest unread, which then would not count. Deflate only if all of it is.
+            return inflater.finished() && inflater.getRemaining() == 0 && sent.available() == 0 ? inflated : this;
         } finally {
             inflater.end(); // a stream given its inflater leaves it to the giver
         }
@@ -157,10 +161,12 @@ public final class RequestBody {
      *     {@code RequestTooBigException}, WildFly's {@code max-post-size}), in the failure or its causes
      */
     public static boolean refusedAsTooLarge(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+        Throwable cause = failure;
+        for (int depth = 0; cause != null && depth < 16; depth++) { // a chain may come back on itself
             if (cause.getClass().getSimpleName().equals("RequestTooBigException")) {
                 return true;
             }
+            cause = cause.getCause();
         }
         return false;
     }

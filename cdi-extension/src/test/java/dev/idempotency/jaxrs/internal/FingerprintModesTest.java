@@ -119,8 +119,9 @@ class FingerprintModesTest {
      * A few kilobytes that decode to the whole body limit (16 MiB of one repeated byte): the filter
      * decoded, parsed and canonicalised it all (hundreds of MiB allocated, seconds of CPU) before
      * anything was claimed, on an endpoint that might not even take gzip. A compressed body may now
-     * decode to 100 times its size (1 MiB at the least), as zip-bomb guards allow; a JSON body of
-     * ordinary redundancy passes.
+     * decode to 100 times its size (idempotency.max-decoded-body-expansion), or to 4 MiB whatever
+     * its size, as zip-bomb guards allow; large bodies of ordinary redundancy pass, and so does
+     * bulk JSON of few distinct values up to 4 MiB.
      */
     @Test
     void aSmallBodyThatDecodesToTheWholeLimitIsRefusedBeforeItIsParsed() {
@@ -143,6 +144,71 @@ class FingerprintModesTest {
         Answer large = json.send(post("/payments", gzip(orders.append(']').toString(), 1)).key("k-9")
                 .header("Content-Encoding", "gzip"), created());
         assertThat(large.status).as("a large body of ordinary redundancy").isEqualTo(201);
+
+        // bulk JSON of few distinct values compresses far beyond 100 times (here about 130): taken up to 4 MiB
+        StringBuilder lines = new StringBuilder("[");
+        for (int i = 0; i < 40_000; i++) {
+            lines.append(i == 0 ? "" : ",").append("{\"sku\":\"sku-").append(i % 50).append("\",\"quantity\":1,\"note\":null}");
+        }
+        byte[] bulk = gzip(lines.append(']').toString(), 1);
+        Answer repetitive = json.send(post("/payments", bulk).key("k-10").header("Content-Encoding", "gzip"), created());
+        assertThat(repetitive.status).as("bulk JSON of %d bytes sent", bulk.length).isEqualTo(201);
+
+        library.config.put("idempotency.max-decoded-body-expansion", "0"); // no bound but the body's
+        Server unbounded = library.server("stripe");
+        assertThat(unbounded.send(post("/webhooks", bomb).header("Content-Encoding", "gzip")
+                .header("Content-Type", "application/json"), created()).status).as("the body limit alone").isEqualTo(400);
+    }
+
+    /** A cause chain that comes back on itself (legal with initCause) must not hold the request thread for ever. */
+    @Test
+    void aCauseChainThatLoopsEndsTheCheckForTheServersOwnLimit() {
+        java.io.IOException first = new java.io.IOException("first");
+        java.io.IOException second = new java.io.IOException("second");
+        first.initCause(second);
+        second.initCause(first);
+
+        assertThat(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(2),
+                () -> RequestBody.refusedAsTooLarge(first))).isFalse();
+    }
+
+    /**
+     * Bytes that are no deflate stream (an application's filter decoded the body already and left
+     * the header) may still inflate as raw deflate: a few garbage bytes, and the rest ignored, so
+     * two bodies differing after them were one request. Only a stream that is all deflate counts
+     * as deflate.
+     */
+    @Test
+    void bytesThatAreNotAllDeflateCountAsTheBytesSent() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        byte[] found = null;
+        for (int tries = 0; tries < 200_000 && found == null; tries++) {
+            byte[] candidate = new byte[64];
+            random.nextBytes(candidate);
+            java.util.zip.Inflater raw = new java.util.zip.Inflater(true);
+            raw.setInput(candidate);
+            byte[] out = new byte[4096];
+            try {
+                raw.inflate(out);
+                if (raw.finished() && raw.getRemaining() > 1 && (candidate[0] & 0x0F) != 8) {
+                    found = candidate;
+                }
+            } catch (java.util.zip.DataFormatException notDeflate) {
+                // next
+            } finally {
+                raw.end();
+            }
+        }
+        assertThat(found).as("random bytes that raw inflate stops early in").isNotNull();
+        byte[] other = found.clone();
+        other[63] ^= 0x01;
+        Server server = library.server("create");
+
+        Answer first = server.send(post("/payments", found).key("k-11").header("Content-Encoding", "deflate"), created());
+        Answer changed = server.send(post("/payments", other).key("k-11").header("Content-Encoding", "deflate"), created());
+
+        assertThat(first.status).isEqualTo(201);
+        assertKeyReused(changed);
     }
 
     /**
