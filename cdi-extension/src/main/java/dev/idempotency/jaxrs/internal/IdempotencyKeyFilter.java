@@ -135,9 +135,10 @@ public final class IdempotencyKeyFilter implements ContainerRequestFilter {
                         settings.maxDecodedBodyExpansion());
             } catch (RequestBody.TooLargeException e) {
                 request.abortWith(ProblemResponses.of(IdempotencyProblem.REQUEST_TOO_LARGE, "Idempotent requests may have"
-                        + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded, and a compressed body may"
-                        + " decode to at most " + settings.maxDecodedBodyExpansion() + " times its size (or "
-                        + RequestBody.SMALLEST_DECODED_BOUND + " bytes); send it uncompressed."));
+                        + " at most " + settings.maxRequestBodySize() + " bytes of body, decoded"
+                        + (settings.maxDecodedBodyExpansion() == 0 ? "." : ", and a compressed body may decode to at most "
+                                + RequestBody.SMALLEST_DECODED_BOUND + " bytes or " + settings.maxDecodedBodyExpansion()
+                                + " times its size (a body within the first bound may be sent uncompressed).")));
                 return;
             }
         }

@@ -139,12 +139,14 @@ public final class RequestBody {
     }
 
     private RequestBody inflated(ByteArrayInputStream sent, int bound) throws IOException, TooLargeException {
-        Inflater inflater = new Inflater(!zlibHeader());
+        boolean zlib = zlibHeader();
+        Inflater inflater = new Inflater(!zlib);
         try {
             RequestBody inflated = read(new InflaterInputStream(sent, inflater), -1, bound);
             // Raw deflate has no check: bytes that are no deflate stream may still inflate to a few
-            // bytes and leave the rest unread, which then would not count. Deflate only if all of it is.
-            return inflater.finished() && inflater.getRemaining() == 0 && sent.available() == 0 ? inflated : this;
+            // bytes and leave the rest unread, which then would not count. Raw deflate only if all of
+            // the body is; zlib has its checksum (bytes after it are ignored, as Jersey's decoder does).
+            return zlib || (inflater.finished() && inflater.getRemaining() == 0 && sent.available() == 0) ? inflated : this;
         } finally {
             inflater.end(); // a stream given its inflater leaves it to the giver
         }
