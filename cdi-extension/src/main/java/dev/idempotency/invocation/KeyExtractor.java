@@ -146,25 +146,21 @@ public final class KeyExtractor {
      */
     private static String identityTextOf(Object value, int depth) {
         String why = IDENTITY_TEXT.get(value.getClass());
-        if (why != null) {
+        if (why != null || depth == MAX_RECORD_DEPTH) {
             return why; // a container of its own class without its own toString() too
         }
         // what a collection, a map or an Optional holds is part of its text
         if (value instanceof Optional<?> optional) {
-            return optional.isPresent() && depth < MAX_RECORD_DEPTH
-                    ? holding("an Optional", identityTextOf(optional.get(), depth + 1)) : null;
+            return optional.isPresent() ? holding("an Optional", identityTextOf(optional.get(), depth + 1)) : null;
         }
         if (value instanceof Collection<?> collection) {
-            return depth < MAX_RECORD_DEPTH ? holding("a collection", firstIdentityText(collection, depth)) : null;
+            return holding("a collection", firstIdentityText(collection, depth));
         }
         if (value instanceof Map<?, ?> map) {
-            if (depth == MAX_RECORD_DEPTH) {
-                return null;
-            }
             String held = firstIdentityText(map.keySet(), depth);
             return holding("a map", held != null ? held : firstIdentityText(map.values(), depth));
         }
-        if (!(value instanceof Record) || depth == MAX_RECORD_DEPTH) {
+        if (!(value instanceof Record)) {
             return null;
         }
         for (Component component : OPEN_COMPONENTS.get(value.getClass())) {

@@ -36,15 +36,6 @@ public final class ResultCodec implements AutoCloseable {
     }
 
     /**
-     * @param value a result (may be null; a null {@code Optional} is written as an empty one)
-     * @param type its generic type
-     * @return its JSON, UTF-8, null properties included, for {@link #read}
-     */
-    public byte[] writeResult(Object value, Type type) {
-        return write(results, value, type);
-    }
-
-    /**
      * Writes a result and reads it back, so that what is stored can be replayed.
      *
      * @param value a result
@@ -55,7 +46,7 @@ public final class ResultCodec implements AutoCloseable {
      * @throws UnreadableResult when neither can be read back as {@code type}
      */
     public byte[] writeReadableResult(Object value, Type type) {
-        byte[] withNulls = writeResult(value, type);
+        byte[] withNulls = write(results, value, type);
         try {
             read(withNulls, type);
             return withNulls;
@@ -93,7 +84,7 @@ public final class ResultCodec implements AutoCloseable {
     }
 
     /**
-     * @param json what {@link #writeResult} produced (or, before null properties were kept, {@link #write})
+     * @param json what {@link #writeReadableResult} produced (or, before null properties were kept, {@link #write})
      * @param type the generic type to read
      * @return an equal value
      */

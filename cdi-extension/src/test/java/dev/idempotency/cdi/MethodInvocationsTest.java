@@ -95,6 +95,12 @@ class MethodInvocationsTest {
                 throw new IllegalStateException("the class changed since");
             }
         }
+
+        static Fragile of(String id) {
+            Fragile fragile = new Fragile();
+            fragile.id = id;
+            return fragile;
+        }
     }
 
     /** An argument that nests itself. */
@@ -247,17 +253,13 @@ class MethodInvocationsTest {
         @Idempotent
         public Fragile fragile(@IdempotencyKey String id) {
             executions.incrementAndGet();
-            Fragile fragile = new Fragile();
-            fragile.id = id;
-            return fragile;
+            return Fragile.of(id);
         }
 
         @Idempotent
         public CompletionStage<Fragile> fragileLater(@IdempotencyKey String id) {
             executions.incrementAndGet();
-            Fragile fragile = new Fragile();
-            fragile.id = id;
-            return CompletableFuture.completedStage(fragile);
+            return CompletableFuture.completedStage(Fragile.of(id));
         }
 
         @Idempotent

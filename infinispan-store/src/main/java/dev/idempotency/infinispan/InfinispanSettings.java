@@ -4,10 +4,12 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import org.infinispan.client.hotrod.impl.ConfigurationProperties;
 
@@ -139,8 +141,7 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration, Du
         for (String name : names) {
             // the names of families Hot Rod does not list (a cache's, a cluster's), as they are; not a
             // known name listed in a variable's form, which is read above
-            if (name.startsWith(CLIENT_PREFIX) && !properties.containsKey(name)
-                    && !HOT_ROD_VARIABLE_FORMS.contains(variableForm(name))) {
+            if (name.startsWith(CLIENT_PREFIX) && !HOT_ROD_VARIABLE_FORMS.contains(variableForm(name))) {
                 config.get(name).ifPresent(value -> properties.setProperty(name, value));
             }
         }
@@ -149,13 +150,13 @@ public record InfinispanSettings(String cacheName, String cacheConfiguration, Du
 
     /** @return the name as an environment variable spells it, lower case: what SmallRye's listed name and Hot Rod's share */
     private static String variableForm(String name) {
-        return name.replaceAll("[^A-Za-z0-9]", "_").toLowerCase(java.util.Locale.ROOT);
+        return name.replaceAll("[^A-Za-z0-9]", "_").toLowerCase(Locale.ROOT);
     }
 
     /** The names of Hot Rod's client properties, from its own constants (read once). */
     private static final Set<String> HOT_ROD_NAMES = hotRodNames();
     private static final Set<String> HOT_ROD_VARIABLE_FORMS = HOT_ROD_NAMES.stream().map(InfinispanSettings::variableForm)
-            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+            .collect(Collectors.toUnmodifiableSet());
 
     private static Set<String> hotRodNames() {
         Set<String> names = new TreeSet<>();

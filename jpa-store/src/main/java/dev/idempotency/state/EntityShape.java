@@ -18,19 +18,18 @@ import jakarta.persistence.metamodel.SingularAttribute;
 
 /**
  * What the guard needs of an entity class, found once in the JPA metamodel: its JPQL name, its
- * id, its numeric {@code @Version} and its state attribute; the two statements built from them;
- * and how an instance's state and version are read (its field or getter), to tell a state set on
- * the instance, which the flush before the guard's read would write unchecked.
+ * id, its numeric {@code @Version} and its state attribute; the statements built from them; and
+ * how an instance's version is read (its field or getter), to tell whether the flush before the
+ * guard's read wrote the row last.
  *
  * @param name the entity name (JPQL)
  * @param read selects the state and the version by id
  * @param write sets the state and the next version, if both are still what was read
  * @param unversioned counts the row by id if its version is NULL (read as 0 into a primitive
  *     version, so no update matching the version read can match it)
- * @param state the state attribute's field or getter, made accessible; null where it cannot be
  * @param version the version attribute's field or getter, made accessible; null where it cannot be
  */
-record EntityShape(String name, String read, String write, String unversioned, Member state, Member version) {
+record EntityShape(String name, String read, String write, String unversioned, Member version) {
 
     private static final Set<Class<?>> NUMERIC_VERSIONS = Set.of(int.class, Integer.class, long.class, Long.class,
             short.class, Short.class);
@@ -81,28 +80,20 @@ record EntityShape(String name, String read, String write, String unversioned, M
                 "UPDATE " + name + " e SET e." + attribute + " = :to, e." + versionName + " = e." + versionName + " + 1"
                         + " WHERE e." + id + " = :id AND e." + attribute + " = :from AND e." + versionName + " = :version",
                 "SELECT COUNT(e) FROM " + name + " e WHERE e." + id + " = :id AND e." + versionName + " IS NULL",
-                accessible(state.getJavaMember()), accessible(version.getJavaMember()));
+                accessible(version.getJavaMember()));
     }
 
     /**
-     * The state and the version an instance holds in memory, or null where they cannot be read: a
-     * member that cannot be made accessible, or a provider's proxy whose own fields are empty (its
-     * state then reads null, which a row never holds for the guard).
-     *
-     * @return {state, version}, or null
+     * @return the version an instance holds in memory, or null where it cannot be read (a member
+     *     that cannot be made accessible; a boxed version on a provider's proxy, whose own fields
+     *     are empty; a primitive one there reads 0, which no row the flush wrote holds)
      */
-    Object[] held(Object instance) {
-        if (state == null || version == null) {
+    Number heldVersion(Object instance) {
+        if (version == null) {
             return null;
         }
-        Object heldState = valueOf(state, instance);
-        Object heldVersion = valueOf(version, instance);
-        return heldState == null || heldVersion == null ? null : new Object[] {heldState, heldVersion};
-    }
-
-    private static Object valueOf(Member member, Object instance) {
         try {
-            return member instanceof Field field ? field.get(instance) : ((Method) member).invoke(instance);
+            return (Number) (version instanceof Field field ? field.get(instance) : ((Method) version).invoke(instance));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }

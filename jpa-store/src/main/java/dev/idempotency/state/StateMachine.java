@@ -138,7 +138,7 @@ public final class StateMachine<S extends Enum<S>> {
         // The row as it is before the transaction's pending changes are flushed (a plain read, told
         // not to flush them; null where the instance cannot be read or its row is not written yet):
         // if that flush moves the state, it was set on the instance, and is written unchecked.
-        Object[] beforeTheFlush = shape.held(entity) == null ? null : rowBeforeTheFlush(em, shape, id);
+        Object[] beforeTheFlush = shape.heldVersion(entity) == null ? null : rowBeforeTheFlush(em, shape, id);
         // The transaction's pending changes first: the refresh below would throw away what the
         // provider has not written yet (FlushModeType.COMMIT writes nothing before these queries).
         em.flush();
@@ -213,9 +213,9 @@ public final class StateMachine<S extends Enum<S>> {
      */
     private void refuseAMoveTheFlushMade(EntityManager em, EntityShape shape, Object entity, Object id,
             Object[] beforeTheFlush, Object[] row) {
-        Object[] held = shape.held(entity);
+        Number held = shape.heldVersion(entity);
         if (beforeTheFlush[0] == null || row[0] == beforeTheFlush[0] || row[1] == null || held == null
-                || ((Number) held[1]).longValue() != ((Number) row[1]).longValue()) {
+                || held.longValue() != ((Number) row[1]).longValue()) {
             return;
         }
         move(em, shape, id, row[0], beforeTheFlush[0], row[1]);

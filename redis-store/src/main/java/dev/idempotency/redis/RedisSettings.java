@@ -130,9 +130,10 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         }
         boolean sentinels = sentinelMaster.isPresent();
         String uriValue = value(config, URI_KEY).orElse(sentinels ? DEFAULT_SENTINEL_URI : DEFAULT_URI);
+        String shownUris = masked(uriValue); // what messages quote: no user, no password
         List<Node> nodes = new ArrayList<>();
         for (String part : uris(uriValue)) {
-            nodes.add(node(uriValue, part.trim(), sentinels ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT));
+            nodes.add(node(shownUris, part.trim(), sentinels ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT));
         }
         Optional<String> clusterValue = value(config, CLUSTER);
         boolean cluster = clusterValue.map(v -> bool(CLUSTER, v)).orElse(nodes.size() > 1 && !sentinels);
@@ -141,10 +142,10 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
                     SENTINEL_MASTER, "a Redis Cluster (it fails over by itself: leave out " + SENTINEL_MASTER + ")"));
         }
         if (nodes.size() > 1 && !cluster && !sentinels) {
-            throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, masked(uriValue), CLUSTER));
+            throw new IdempotencyDefinitionException(RedisMessages.severalUrisWithoutCluster(URI_KEY, shownUris, CLUSTER));
         }
         if (sentinels && nodes.stream().anyMatch(node -> node.user().isPresent() || node.password().isPresent())) {
-            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(URI_KEY, masked(uriValue), SENTINEL_MASTER,
+            throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(URI_KEY, shownUris, SENTINEL_MASTER,
                     "credentials in the URIs, which name the Sentinels only: give the master's in " + USER + " and "
                             + PASSWORD + ", the Sentinels' in " + SENTINEL_PASSWORD));
         }
@@ -157,14 +158,14 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         Optional<String> tlsValue = value(config, TLS);
         boolean tls = tlsValue.map(v -> bool(TLS, v)).orElse(secure > 0);
         if (secure > 0 && secure < nodes.size()) {
-            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(URI_KEY, masked(uriValue), masked(uriValue)));
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(URI_KEY, shownUris, shownUris));
         }
         if (secure > 0 && !tls) {
-            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), masked(uriValue)));
+            throw new IdempotencyDefinitionException(RedisMessages.tlsConflict(TLS, tlsValue.orElse(""), shownUris));
         }
         if (tls && sentinels) {
             throw new IdempotencyDefinitionException(RedisMessages.sentinelConflict(secure > 0 ? URI_KEY : TLS,
-                    secure > 0 ? masked(uriValue) : tlsValue.orElse(""), SENTINEL_MASTER,
+                    secure > 0 ? shownUris : tlsValue.orElse(""), SENTINEL_MASTER,
                     "TLS, which this version does not offer with Sentinels (not tested yet)"));
         }
         Optional<Path> trustCertificates = value(config, TRUST_CERTIFICATES).map(file -> trusted(file, tls));
@@ -253,8 +254,11 @@ public record RedisSettings(List<Node> nodes, boolean cluster, Optional<String> 
         return shown.toString();
     }
 
-    private static Node node(String configured, String configuredPart, int defaultPort) {
-        String whole = masked(configured);
+    /**
+     * @param whole the URI setting, masked, for messages
+     * @param configuredPart one of its URIs, as configured
+     */
+    private static Node node(String whole, String configuredPart, int defaultPort) {
         String text = masked(configuredPart);
         URI uri;
         try {

@@ -91,7 +91,10 @@ public final class RequestBody {
         return new RequestBody(buffer, length);
     }
 
-    /** A compressed body may decode to this many bytes whatever its size (bulk JSON compresses very well)... */
+    /**
+     * A compressed body may always decode to this many bytes, whatever its size (bulk JSON
+     * compresses very well); beyond it, to the expansion {@link #decoded} is given.
+     */
     static final int SMALLEST_DECODED_BOUND = 4 * 1024 * 1024;
 
     /**

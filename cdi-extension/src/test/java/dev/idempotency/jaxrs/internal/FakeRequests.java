@@ -208,6 +208,29 @@ final class FakeRequests {
         }
     }
 
+    /** Wraps a stream in a compressor: gzip, zlib or raw deflate. */
+    interface Compressor {
+        java.util.zip.DeflaterOutputStream on(java.io.OutputStream out) throws IOException;
+    }
+
+    /** @return the text written through the compressor, UTF-8 */
+    static byte[] compressed(String text, Compressor compressor) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.DeflaterOutputStream compressing = compressor.on(out)) {
+            compressing.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** @return the text gzipped, its header's modification time set to {@code mtime} (as tools write it) */
+    static byte[] gzip(String text, int mtime) {
+        byte[] bytes = compressed(text, java.util.zip.GZIPOutputStream::new);
+        bytes[4] = (byte) mtime; // MTIME, little-endian, outside the data's CRC
+        return bytes;
+    }
+
     /**
      * @param pathAndQuery e.g. {@code /payments?currency=eur}
      * @param body the request body

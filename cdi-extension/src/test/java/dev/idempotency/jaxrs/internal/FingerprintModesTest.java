@@ -1,6 +1,8 @@
 package dev.idempotency.jaxrs.internal;
 
 import static dev.idempotency.jaxrs.internal.FakeRequests.REPLAYED_HEADER;
+import static dev.idempotency.jaxrs.internal.FakeRequests.compressed;
+import static dev.idempotency.jaxrs.internal.FakeRequests.gzip;
 import static dev.idempotency.jaxrs.internal.FakeRequests.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,19 +45,6 @@ class FingerprintModesTest {
     private static void assertKeyReused(Answer answer) {
         assertThat(answer.status).as(answer.toString()).isEqualTo(422);
         assertThat(answer.problemType()).isEqualTo("key-reused");
-    }
-
-    /** @return the text gzipped, its header's modification time set to {@code mtime} (as tools write it) */
-    private static byte[] gzip(String text, int mtime) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream zipped = new java.util.zip.GZIPOutputStream(out)) {
-            zipped.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
-        byte[] bytes = out.toByteArray();
-        bytes[4] = (byte) mtime; // MTIME, little-endian, outside the data's CRC
-        return bytes;
     }
 
     /**
@@ -167,16 +156,12 @@ class FingerprintModesTest {
      */
     @Test
     void aZlibBodyWithBytesAfterItsStreamIsReadAsWhatItEncodes() {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.DeflaterOutputStream zlib = new java.util.zip.DeflaterOutputStream(out)) {
-            zlib.write(ORDER.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
-        out.write('\n');
+        byte[] zlib = compressed(ORDER, java.util.zip.DeflaterOutputStream::new);
+        byte[] withALineFeed = java.util.Arrays.copyOf(zlib, zlib.length + 1);
+        withALineFeed[zlib.length] = '\n';
         Server json = library.server("createJson");
 
-        Answer deflated = json.send(post("/payments", out.toByteArray()).key("k-12").header("Content-Encoding", "deflate"),
+        Answer deflated = json.send(post("/payments", withALineFeed).key("k-12").header("Content-Encoding", "deflate"),
                 created());
         Answer plain = json.send(post("/payments", ORDER).key("k-12"), created());
 
@@ -241,17 +226,10 @@ class FingerprintModesTest {
      */
     @Test
     void aRawDeflateBodyIsReadAsWhatItEncodes() {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.DeflaterOutputStream raw = new java.util.zip.DeflaterOutputStream(out,
-                new java.util.zip.Deflater(6, true))) {
-            raw.write(ORDER.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
+        byte[] raw = compressed(ORDER, out -> new java.util.zip.DeflaterOutputStream(out, new java.util.zip.Deflater(6, true)));
         Server json = library.server("createJson");
 
-        Answer deflated = json.send(post("/payments", out.toByteArray()).key("k-7").header("Content-Encoding", "deflate"),
-                created());
+        Answer deflated = json.send(post("/payments", raw).key("k-7").header("Content-Encoding", "deflate"), created());
         Answer plain = json.send(post("/payments", ORDER).key("k-7"), created());
 
         assertThat(deflated.status).as(deflated.toString()).isEqualTo(201);

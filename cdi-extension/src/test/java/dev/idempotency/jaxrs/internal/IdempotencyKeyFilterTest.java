@@ -390,14 +390,7 @@ class IdempotencyKeyFilterTest {
      */
     @Test
     void anAnswerTheMethodEncodedItselfIsReplayedWithItsContentEncoding() {
-        byte[] gzipped;
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream zipped = new java.util.zip.GZIPOutputStream(out)) {
-            zipped.write("{\"export\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
-        gzipped = out.toByteArray();
+        byte[] gzipped = FakeRequests.gzip("{\"export\":1}", 0);
         Server server = library.server("create");
         java.util.function.Function<String, Response> encoded = body -> Response.ok(gzipped).type("application/json")
                 .header("Content-Encoding", "gzip").build();
