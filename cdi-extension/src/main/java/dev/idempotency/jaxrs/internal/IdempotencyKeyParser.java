@@ -3,10 +3,14 @@ package dev.idempotency.jaxrs.internal;
 import java.util.List;
 
 /**
- * Reads an {@code Idempotency-Key} header: an RFC 8941 sf-string ({@code "abc"}) or a bare key.
- * Keys are 1 to {@code maxLength} characters of printable US-ASCII, not only spaces. A bare key cannot hold a
- * space, a double quote, a backslash or a comma: a comma is how proxies join repeated headers,
- * so a joined value must not pass for one key. Error texts never echo the key.
+ * Reads an {@code Idempotency-Key} header: a structured-field Item whose value is a String (RFC 9651,
+ * which obsoletes RFC 8941: {@code "abc"}), or a bare key. Keys are 1 to {@code maxLength}
+ * characters of printable US-ASCII, not only spaces. A String may carry parameters ({@code
+ * "abc";v=1}), as any Item may: they are checked against the grammar and ignored, the draft defining
+ * none, so {@code "abc";v=1} and {@code "abc"} are one key. A bare key cannot hold a space, a
+ * double quote, a backslash or a comma: a comma is how proxies join repeated headers, so a joined
+ * value must not pass for one key; a bare key is taken whole ({@code abc;v=1} is that key), as
+ * before parameters were read. Error texts never echo the key.
  */
 public final class IdempotencyKeyParser {
 
@@ -82,8 +86,9 @@ public final class IdempotencyKeyParser {
                 continue;
             }
             if (c == '"') {
-                if (i != value.length() - 1) {
-                    return Result.refused("the quoted " + header + " has characters after its closing quote");
+                if (i != value.length() - 1 && !SfParameters.valid(value, i + 1)) {
+                    return Result.refused("the quoted " + header + " has characters after its closing quote that are"
+                            + " no structured-field parameters (;name or ;name=value)");
                 }
                 return checked(key.toString());
             }

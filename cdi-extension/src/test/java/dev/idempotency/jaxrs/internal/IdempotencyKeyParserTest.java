@@ -32,6 +32,30 @@ class IdempotencyKeyParserTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"\"abc\";v=1", "\"abc\";v", "\"abc\";  v=1", "\"abc\";a;b=?1;c=\"x;y, z\";d=-1.5;e=tok/en:x",
+        "\"abc\";f=:YWJj:;g=@1700000000;h=%\"caf%c3%a9\";i=*;j_k.l-m*=0"})
+    void anSfStringsParametersAreIgnored(String raw) {
+        assertThat(parser.parse(raw).key()).as("an Item's parameters are not its value").isEqualTo("abc");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"abc\";", "\"abc\";V=1", "\"abc\";v=", "\"abc\";v=1, \"def\"", "\"abc\" ;v=1",
+        "\"abc\";v=1.2345", "\"abc\";v=\"x", "\"abc\";v=?2", "\"abc\";v=1234567890123456", "\"abc\";v=%\"%C3\"",
+        "\"abc\";v=:a b:", "\"abc\";v=@1.5", "\"abc\";1=v", "\"abc\";v=%\"%ff\"", "\"abc\";v=%\"%c3\"",
+        "\"abc\";v=:a=b:", "\"abc\";v=:Y:"})
+    void anSfStringFollowedByWhatIsNoParameterIsRefused(String raw) {
+        IdempotencyKeyParser.Result result = parser.parse(raw);
+
+        assertThat(result.valid()).as("a joined or malformed value is never a key").isFalse();
+        assertThat(result.error()).contains("parameters").doesNotContain("abc");
+    }
+
+    @Test
+    void aBareKeyIsTakenWholeParametersOrNot() {
+        assertThat(parser.parse("abc;v=1").key()).isEqualTo("abc;v=1");
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"", "   ", "\"\"", "\"abc", "\"abc\"x", "\"a\\b\"", "\"a\u0001\"", "a b", "a,b", "a\"b",
         "a\\b", "caf\u00e9", "ctl\u0001", "cr\rlf\n", "\u007f", "\"caf\u00e9\""})
     void malformedKeysAreRefusedWithoutEchoingThem(String raw) {
