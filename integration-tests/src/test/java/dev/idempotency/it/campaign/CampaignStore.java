@@ -23,10 +23,13 @@ import dev.idempotency.it.support.PostgreSqlDataSource;
  * @param resources the servers it runs on; stores may share them
  * @param windows the rules it may break, each with the kinds of fault during which it may: what
  *     its page in docs/stores states as a window (none, ideally)
+ * @param lingering the rules it may break, each with the kinds of fault after which it may for the
+ *     rest of the campaign, for a request it stalled on or refused once such a fault began, no
+ *     other fault on: a fault whose effect its page in docs/stores states can outlast it
  * @param paymentsDatabase the JDBC URL of its payments database
  */
 record CampaignStore(String name, String contextRoot, Function<String, WebArchive> app, List<CampaignResource> resources,
-        Map<Rule, Set<String>> windows, String paymentsDatabase) {
+        Map<Rule, Set<String>> windows, Map<Rule, Set<String>> lingering, String paymentsDatabase) {
 
     /**
      * The JPA store: the records and the payments in one PostgreSQL of the campaign's own. It
@@ -42,7 +45,7 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
     static CampaignStore jpa(CampaignPostgreSql database) {
         return new CampaignStore("JPA on PostgreSQL", "campaign-jpa",
                 config -> Deployments.sampleAppOnDatabase("campaign-jpa", config, database.jdbcUrl()), List.of(database),
-                Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), database.jdbcUrl());
+                Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), Map.of(), database.jdbcUrl());
     }
 
     /**
@@ -63,7 +66,8 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
     static CampaignStore redis(CampaignRedis redis) {
         return new CampaignStore("Redis (append-only, fsync always)", "campaign-redis",
                 config -> Deployments.sampleAppOnRedis("campaign-redis", config, redis.settings()), List.of(redis),
-                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL, CampaignRedis.KILL)), PostgreSqlDataSource.URL);
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL, CampaignRedis.KILL)), Map.of(),
+                PostgreSqlDataSource.URL);
     }
 
     /**
@@ -89,7 +93,7 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
                 List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW,
                         Set.of(CampaignNode.KILL, CampaignRedisCluster.KILL, CampaignRedisCluster.FREEZE,
                                 CampaignRedisCluster.PARTITION)),
-                PostgreSqlDataSource.URL);
+                Map.of(), PostgreSqlDataSource.URL);
     }
 
     /**
@@ -111,6 +115,13 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
      * as it woke, is asked for again, and the store counts its own mark when the client's second
      * attempt of it is refused; the payment commits ({@code 410} without a row at a node freeze
      * failed the campaign at stop 34, seed 2433059373875054812, before it was).
+     * A key's lock leaked by a server-side transaction after a node's kill (lingering: seen once,
+     * stop 52, seed -6872573657759876803, on a key first used 32 s after the cluster was whole
+     * again) stalls every write to that key past the Hot Rod timeout: its executed mark lands with
+     * its answer lost, the payment fails and rolls back, its release cannot be written, and its
+     * retries get no answer in time or {@code 503}, then {@code 410} without a row; admitted after
+     * an Infinispan node's kill for a request that the store stalled on or refused with no other
+     * fault on.
      *
      * @param cluster the cluster
      * @return the store
@@ -124,7 +135,7 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
                 List.of(cluster), Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignNode.KILL, CampaignInfinispan.KILL,
                         CampaignInfinispan.PARTITION, CampaignInfinispan.FREEZE), Rule.EXECUTED_TWICE, splits,
                         Rule.DIFFERENT_ANSWERS, splits, Rule.UNRESOLVED, nodeFaults, Rule.REUSED_BODY_RAN, nodeFaults),
-                PostgreSqlDataSource.URL);
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(CampaignInfinispan.KILL)), PostgreSqlDataSource.URL);
     }
 
     /**
@@ -142,6 +153,6 @@ record CampaignStore(String name, String contextRoot, Function<String, WebArchiv
         return new CampaignStore("tiered: Infinispan in front of JPA", "campaign-tiered",
                 config -> Deployments.sampleAppOnTieredStoreOnDatabase("campaign-tiered", config,
                         cluster.clientProperties("idempotency-tiered"), database.jdbcUrl()),
-                List.of(cluster, database), Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), database.jdbcUrl());
+                List.of(cluster, database), Map.of(Rule.SERVER_ERROR, Set.of(CampaignPostgreSql.KILL)), Map.of(), database.jdbcUrl());
     }
 }

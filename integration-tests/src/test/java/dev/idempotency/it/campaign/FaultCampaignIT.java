@@ -206,7 +206,7 @@ class FaultCampaignIT {
                 Map<String, Set<String>> rows = PaymentsDatabase.paymentIdsPerOrder(store.paymentsDatabase(),
                         orderPrefix(store, run));
                 HistoryChecker.Verdict verdict = HistoryChecker.check(clients.get(i).operations(), rows, store.windows(),
-                        nemesis.injected());
+                        store.lingering(), nemesis.injected());
                 System.out.printf("fault campaign (%s), seed %d: %s%n", store.name(), seed, verdict.report());
                 verdict.inWindowExamples().forEach(line -> System.out.printf("fault campaign (%s): %s%n", store.name(), line));
                 verdict.violations().forEach(violation -> violations.add(store.name() + ": " + violation));

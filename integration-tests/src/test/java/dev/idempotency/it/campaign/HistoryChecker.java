@@ -19,7 +19,12 @@ import java.util.regex.Pattern;
  * of fault is on, as its page in docs/stores says) is counted and reported, not failed, where an
  * attempt with the key (with any of its bodies) was in flight during such a fault or within
  * {@link #WINDOW_MARGIN} after it (for an answer outside the contract: that very attempt); the
- * same break at any other time fails.
+ * same break at any other time fails. A lingering window (a fault whose effect on the store can
+ * outlast it, as a lock a killed node's peers keep) admits a break for the rest of the campaign
+ * after such a fault began, but only where one of the breaking request's own attempts (so, before
+ * its definitive answer) got no answer or a {@code 503 store-unavailable} after the fault began,
+ * with no other kind of fault on then or within {@link #WINDOW_MARGIN} before: the stall is the
+ * lingering fault's, not a Payara node's pause or another fault's.
  */
 final class HistoryChecker {
 
@@ -116,6 +121,22 @@ final class HistoryChecker {
      */
     static Verdict check(List<Operation> operations, Map<String, Set<String>> paymentIds, Map<Rule, Set<String>> windows,
             List<Nemesis.Injected> faults) {
+        return check(operations, paymentIds, windows, Map.of(), faults);
+    }
+
+    /**
+     * @param operations the whole history
+     * @param paymentIds the ids of the committed payment rows, per order
+     * @param windows the rules the store under test may break, each with the kinds of fault during
+     *     which it may
+     * @param lingering the rules it may break, each with the kinds of fault after which it may for
+     *     the rest of the campaign, where the request stalled or was refused by the store with no
+     *     other fault about
+     * @param faults the faults injected
+     * @return the verdict
+     */
+    static Verdict check(List<Operation> operations, Map<String, Set<String>> paymentIds, Map<Rule, Set<String>> windows,
+            Map<Rule, Set<String>> lingering, List<Nemesis.Injected> faults) {
         Map<Rule, List<String>> broken = perRule();
         Map<Rule, List<String>> inWindows = perRule();
         Map<String, Long> answers = new TreeMap<>();
@@ -139,7 +160,9 @@ final class HistoryChecker {
                 Set<String> kinds = windows.getOrDefault(rule, Set.of());
                 boolean admitted = faults.stream().filter(fault -> kinds.contains(fault.kind())).anyMatch(fault -> during.stream()
                         .anyMatch(attempt -> fault.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));
-                (admitted ? inWindows : broken).get(rule).add(where + ": " + seen + "; " + timeline(during, faults, origin));
+                String lingered = admitted ? null : lingeringFault(tried, lingering.getOrDefault(rule, Set.of()), faults, origin);
+                (admitted || lingered != null ? inWindows : broken).get(rule).add(where + ": " + seen + "; "
+                        + timeline(during, faults, origin) + (lingered == null ? "" : ", after " + lingered));
             };
             attempts += tried.size();
             for (Operation.Attempt attempt : tried) {
@@ -186,8 +209,10 @@ final class HistoryChecker {
         for (Rule rule : Rule.values()) {
             report.append("; ").append(rule).append(' ').append(broken.get(rule).size());
             if (!inWindows.get(rule).isEmpty()) {
+                List<String> admitting = new ArrayList<>(windows.getOrDefault(rule, Set.of()));
+                lingering.getOrDefault(rule, Set.of()).forEach(kind -> admitting.add("after " + kind + ", for a key the store stalled on or refused"));
                 report.append(" and ").append(inWindows.get(rule).size()).append(" in its documented window (")
-                        .append(String.join(", ", windows.get(rule))).append(')');
+                        .append(String.join(", ", admitting)).append(')');
             }
         }
         return new Verdict(broken, inWindows, report.toString());
@@ -205,6 +230,35 @@ final class HistoryChecker {
         Map<Rule, List<String>> perRule = new EnumMap<>(Rule.class);
         Arrays.stream(Rule.values()).forEach(rule -> perRule.put(rule, new ArrayList<>()));
         return perRule;
+    }
+
+    /**
+     * @return the lingering fault that admits a break of a request, as the timeline prints it, or
+     *     {@code null}: one of the request's own attempts got no answer or the store's {@code 503}
+     *     after such a fault began, with no fault of another kind on or just over then
+     */
+    private static String lingeringFault(List<Operation.Attempt> tried, Set<String> lingers, List<Nemesis.Injected> faults,
+            long origin) {
+        for (Nemesis.Injected fault : faults) {
+            if (!lingers.contains(fault.kind())) {
+                continue;
+            }
+            boolean stalledAfter = tried.stream().filter(attempt -> attempt.endNanos() >= fault.startNanos())
+                    .filter(HistoryChecker::stalledOrRefused)
+                    .anyMatch(attempt -> faults.stream().filter(other -> !lingers.contains(other.kind()))
+                            .noneMatch(other -> other.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));
+            if (stalledAfter) {
+                return String.format(Locale.ROOT, "[%s %s..%s]", fault.kind(), seconds(fault.startNanos(), origin),
+                        seconds(fault.endNanos(), origin));
+            }
+        }
+        return null;
+    }
+
+    /** @return whether the attempt got no answer (the client's timeout, a refused or broken connection) or the store's {@code 503} */
+    private static boolean stalledOrRefused(Operation.Attempt attempt) {
+        return attempt.status() == Operation.Attempt.NO_ANSWER
+                || attempt.status() == 503 && "store-unavailable".equals(attempt.problemType());
     }
 
     private static boolean expected(Operation.Attempt attempt) {

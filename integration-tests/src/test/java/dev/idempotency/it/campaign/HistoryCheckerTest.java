@@ -102,6 +102,48 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aResponseLostWithoutARowLingersAfterItsFaultOnlyForARequestTheStoreStalledOnOrRefusedByItself() {
+        String pause = "SIGSTOP Payara node";
+        List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
+                72 * SECOND));
+        Operation stalledLongAfter = op("k1", "o-1", null);
+        stalledLongAfter.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
+                null));
+        stalledLongAfter.add(answer(60, 410, false, null));
+        Operation refusedLongAfter = op("k2", "o-2", null);
+        refusedLongAfter.add(new Operation.Attempt(0, 40 * SECOND, 41 * SECOND, 503, "store-unavailable", false, null));
+        refusedLongAfter.add(answer(60, 410, false, null));
+        Operation answeredLongAfter = op("k3", "o-3", null);
+        answeredLongAfter.add(new Operation.Attempt(0, 40 * SECOND, 41 * SECOND, 409, "request-in-progress", false, null));
+        answeredLongAfter.add(answer(60, 410, false, null));
+        Operation stalledBeforeTheFault = op("k4", "o-4", null);
+        stalledBeforeTheFault.add(new Operation.Attempt(0, 2 * SECOND, 5 * SECOND, 503, "store-unavailable", false, null));
+        stalledBeforeTheFault.add(answer(7, 410, false, null));
+        Operation stalledByAnotherFault = op("k5", "o-5", null);
+        stalledByAnotherFault.add(new Operation.Attempt(0, 70 * SECOND, 73 * SECOND, Operation.Attempt.NO_ANSWER, null,
+                false, null));
+        stalledByAnotherFault.add(answer(90, 410, false, null));
+        Operation lostItself = op("k6", "o-6", null);
+        lostItself.add(answer(30, 410, false, null));
+        Operation reuseStalledLater = op("k6", "o-6b", "o-6");
+        reuseStalledLater.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
+                null));
+        reuseStalledLater.add(new Operation.Attempt(0, 44 * SECOND, 45 * SECOND, 422, "key-reused", false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(stalledLongAfter, refusedLongAfter, answeredLongAfter,
+                stalledBeforeTheFault, stalledByAnotherFault, lostItself, reuseStalledLater), Map.of(), Map.of(),
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), faults);
+
+        assertThat(verdict.inWindow(Rule.LOST_WITHOUT_ROW)).isEqualTo(2);
+        assertThat(verdict.inWindowExamples()).singleElement().asString().contains("k1", "k2", ", after [" + KILL)
+                .doesNotContain("k3", "k4", "k5", "k6");
+        assertThat(verdict.violations()).singleElement().asString().startsWith("LOST_WITHOUT_ROW")
+                .contains("k3", "k4", "k5", "k6").doesNotContain("k1", "k2");
+        assertThat(verdict.report()).contains("LOST_WITHOUT_ROW 4 and 2 in its documented window (after " + KILL
+                + ", for a key the store stalled on or refused)");
+    }
+
+    @Test
     void aKeyInItsWindowIsPrintedWithItsTimelineItsFirstAndLastAttemptsOnly() {
         Operation retried = op("k1", "o-1", null);
         retried.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
