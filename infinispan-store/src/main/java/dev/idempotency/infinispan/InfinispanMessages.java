@@ -59,7 +59,7 @@ final class InfinispanMessages {
     static String newerSchema(int theirs, String name, int ours) {
         return "IDEMP0610: the Infinispan server holds version " + theirs + " of the idempotency schema (" + name
                 + "), newer than this node's (" + ours + "): left as it is (a rolling upgrade under way); this node"
-                + " reads records of the newer version, treating states it does not know as in progress. Logged once.";
+                + " reads records of the newer version, treating states it does not know as executed (their outcome still due: claims get 409, never a takeover). Logged once.";
     }
 
     /** IDEMP0611 (WARNING, once per state): a record's state is unknown to this version; read as executed. */
