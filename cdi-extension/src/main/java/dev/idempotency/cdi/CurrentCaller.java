@@ -11,6 +11,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.core.SecurityContext;
 
 import dev.idempotency.internal.Messages;
 
@@ -22,9 +23,14 @@ import dev.idempotency.internal.Messages;
  * "UNAUTHENTICATED" on Open Liberty), which must never count as a user of that name (it would
  * share that user's keys, and be issued tokens refused to anonymous callers). So:
  * <ol>
- * <li>inside an HTTP request (a resource calling the bean), the request's user principal, which
- * the Servlet specification makes {@code null} for an unauthenticated caller on every server: a
- * real user of any name is that user;</li>
+ * <li>inside a JAX-RS request (a resource calling the bean), the caller of the request's JAX-RS
+ * {@code SecurityContext}, as its filters left it ({@code CallerNote} notes it): the caller the
+ * HTTP path scopes keys by, also where the application authenticates in a JAX-RS filter of its own
+ * and the servlet request knows no user (taken for anonymous, every such caller shared one key
+ * space, and one was replayed another's result);</li>
+ * <li>inside another HTTP request, the request's user principal, which the Servlet specification
+ * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that
+ * user;</li>
  * <li>else (a message, a timer, a thread of the application's) Jakarta Security's caller
  * principal where the server offers it, else the {@code Principal} bean; there, the servers'
  * names for the unauthenticated caller count as anonymous.</li>
@@ -36,6 +42,12 @@ public class CurrentCaller {
 
     private static final Logger LOG = Logger.getLogger(CurrentCaller.class.getName());
     private static final String SECURITY_CONTEXT = "jakarta.security.enterprise.SecurityContext";
+
+    /**
+     * The request property (a servlet request attribute) that holds a JAX-RS request's {@code
+     * SecurityContext} once its filters ran.
+     */
+    public static final String JAX_RS_SECURITY_CONTEXT = CurrentCaller.class.getName() + ".jaxRsSecurityContext";
 
     /** What servers call the unauthenticated caller in their {@code Principal} bean. */
     static final Set<String> CONTAINER_ANONYMOUS_NAMES = Set.of("ANONYMOUS", "anonymous", "UNAUTHENTICATED");
@@ -70,7 +82,8 @@ public class CurrentCaller {
     public Principal get() {
         if (request != null) {
             try {
-                return request.getUserPrincipal();
+                return request.getAttribute(JAX_RS_SECURITY_CONTEXT) instanceof SecurityContext jaxRs
+                        ? jaxRs.getUserPrincipal() : request.getUserPrincipal();
             } catch (RuntimeException e) {
                 // no HTTP request on this thread: a message, a timer
             }

@@ -46,11 +46,41 @@ public final class Hashing {
     }
 
     /**
-     * @param field a text field, hashed as UTF-8 with its length
+     * @param field a text field, hashed as UTF-8 with its length; text with a surrogate without its
+     *     pair (a principal name or a tenant can be any Java text), for which UTF-8 has no bytes, as
+     *     {@value #NOT_UTF8} and then its UTF-16 code units: no UTF-8 has that byte, so it never
+     *     hashes as other text (Java's encoder writes {@code ?} for it)
      * @return this
      */
     public Hashing add(String field) {
-        return add(field.getBytes(StandardCharsets.UTF_8));
+        return add(wellFormed(field) ? field.getBytes(StandardCharsets.UTF_8) : notUtf8(field));
+    }
+
+    /** Starts the bytes of text UTF-8 cannot encode: a byte no UTF-8 has. */
+    static final int NOT_UTF8 = 0xFF;
+
+    private static boolean wellFormed(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (!Character.isHighSurrogate(c) || i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            }
+        }
+        return true;
+    }
+
+    /** The marker, then each UTF-16 code unit big-endian, written by hand: Java's UTF-16 encoder replaces lone surrogates too. */
+    private static byte[] notUtf8(String text) {
+        byte[] bytes = new byte[1 + 2 * text.length()];
+        bytes[0] = (byte) NOT_UTF8;
+        for (int i = 0; i < text.length(); i++) {
+            bytes[1 + 2 * i] = (byte) (text.charAt(i) >>> 8);
+            bytes[2 + 2 * i] = (byte) text.charAt(i);
+        }
+        return bytes;
     }
 
     /**

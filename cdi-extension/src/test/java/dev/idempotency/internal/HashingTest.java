@@ -34,6 +34,25 @@ class HashingTest {
                 .isEqualTo("Fbl4dr4VmtxFjbhTUG8D6lVubnVqPQil4IGsMGPHpXk");
     }
 
+    /**
+     * Principal names and tenants come from identity providers and resolvers as any Java text, which
+     * may hold a surrogate without its pair; UTF-8 has no bytes for it, and Java's encoder writes
+     * {@code ?}: tenant {@code acme\uD800} shared the keys of tenant {@code acme?}.
+     */
+    @Test
+    void textWithALoneSurrogateNeverHashesAsOtherText() {
+        String question = Hashing.sha256().add("acme?").finish();
+
+        assertThat(Hashing.sha256().add("acme\uD800").finish()).isNotEqualTo(question);
+        assertThat(Hashing.sha256().add("acme\uDC00").finish()).isNotEqualTo(question)
+                .isNotEqualTo(Hashing.sha256().add("acme\uD800").finish());
+        assertThat(Hashing.sha256().add("\uDC00\uD800").finish()).isNotEqualTo(Hashing.sha256().add("??").finish());
+        assertThat(Hashing.sha256().add("a\uD83D\uDE00").finish()).as("a pair is UTF-8 as ever")
+                .isEqualTo(Hashing.sha256().add("a\uD83D\uDE00".getBytes(StandardCharsets.UTF_8)).finish());
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", () -> "alice\uD800", "k1"))
+                .isNotEqualTo(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", () -> "alice?", "k1"));
+    }
+
     @Test
     void theFingerprintCoversMethodPathQueryAndTheWholeBody() {
         byte[] body = "x".repeat(20_000).getBytes(StandardCharsets.UTF_8);

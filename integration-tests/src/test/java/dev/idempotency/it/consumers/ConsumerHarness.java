@@ -101,6 +101,14 @@ public class ConsumerHarness {
         return cdi.onOrder(new OrderMessage(orderNo, 1250, delayMs));
     }
 
+    /** The same call, from a resource whose callers the application authenticates itself, in a JAX-RS filter. */
+    @POST
+    @Path("api-key-order/{orderNo}")
+    @ApiKeyAuthenticated
+    public Receipt apiKeyOrder(@PathParam("orderNo") String orderNo) {
+        return cdi.onOrder(new OrderMessage(orderNo, 1250, 0));
+    }
+
     @POST
     @Path("ttl/{method}/{key}")
     public Map<String, Integer> ttl(@PathParam("method") String method, @PathParam("key") String key) {

@@ -20,6 +20,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.it.consumers.AfterFailureConsumer;
+import dev.idempotency.it.consumers.ApiKeyAuthenticated;
+import dev.idempotency.it.consumers.ApiKeyAuthentication;
 import dev.idempotency.it.consumers.CdiOrderConsumer;
 import dev.idempotency.it.consumers.ConsumerHarness;
 import dev.idempotency.it.consumers.ContainerNamedUsers;
@@ -61,7 +63,8 @@ class NonHttpIT extends OnSampleApp {
                         TtlPrecedence.class, TtlPrecedence.GlobalBeatsAnnotation.class,
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
                         Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class,
-                        WaitingOrderConsumer.class, AfterFailureConsumer.class, AfterFailureConsumer.Compensation.class);
+                        WaitingOrderConsumer.class, AfterFailureConsumer.class, AfterFailureConsumer.Compensation.class,
+                        ApiKeyAuthenticated.class, ApiKeyAuthentication.class);
     }
 
     HttpResponse<byte[]> post(String path) {
@@ -215,6 +218,30 @@ class NonHttpIT extends OnSampleApp {
             assertThat(http.postJson("api/harness/order/" + orderNo, null, "", name).body()).isEqualTo(named.body());
             assertThat(http.postJson("api/harness/order/" + orderNo, null, "", null).body()).isEqualTo(anonymous.body());
         }
+    }
+
+    /**
+     * A caller the application authenticates in a JAX-RS filter (its {@code SecurityContext}) is the
+     * caller of the beans the resource calls, as it is of an {@code @Idempotent} resource method:
+     * the servlet request knows no user there, and taking it for anonymous made every such caller
+     * share one key space, so bob was replayed alice's receipt.
+     */
+    @Test
+    void aCallerAuthenticatedByTheApplicationsJaxRsFilterHasANonHttpKeySpaceOfItsOwn() {
+        String orderNo = newKey();
+        HttpResponse<byte[]> alice = apiKeyOrder(orderNo, "alice");
+        HttpResponse<byte[]> bob = apiKeyOrder(orderNo, "bob");
+
+        assertThat(alice.statusCode()).as(text(alice)).isEqualTo(200);
+        assertThat(bob.statusCode()).as(text(bob)).isEqualTo(200);
+        assertThat(text(bob)).as("bob's call runs for bob: never a replay of alice's receipt").isNotEqualTo(text(alice));
+        assertThat(apiKeyOrder(orderNo, "alice").body()).isEqualTo(alice.body());
+        assertThat(apiKeyOrder(orderNo, "bob").body()).isEqualTo(bob.body());
+    }
+
+    private HttpResponse<byte[]> apiKeyOrder(String orderNo, String apiKey) {
+        return http.send(http.request("api/harness/api-key-order/" + orderNo).header("X-Api-Key", apiKey)
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 
     @Test
