@@ -25,9 +25,12 @@ import dev.idempotency.spi.IdempotencyStoreException;
 public interface IdempotencyTokens {
 
     /**
-     * Issues a token to the current caller (Jakarta Security's caller principal where the server
-     * offers it, else the CDI {@code Principal}; anonymous when there is none, and never a user
-     * named like the server's unauthenticated caller).
+     * Issues a token to the current caller: inside a JAX-RS request, the caller of its JAX-RS
+     * {@code SecurityContext}, taken as it is (as the token endpoint and {@code @Idempotent}
+     * resource methods take it); in another HTTP request, the servlet request's user principal;
+     * elsewhere, Jakarta Security's caller principal where the server offers it, else the CDI
+     * {@code Principal}, never a user named like the server's unauthenticated caller; anonymous
+     * when there is none.
      *
      * @return the token and when it expires
      * @throws AnonymousTokenRequestException for an anonymous caller, unless enabled

@@ -11,6 +11,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
 
 import dev.idempotency.internal.Messages;
@@ -23,9 +24,9 @@ import dev.idempotency.internal.Messages;
  * "UNAUTHENTICATED" on Open Liberty), which must never count as a user of that name (it would
  * share that user's keys, and be issued tokens refused to anonymous callers). So:
  * <ol>
- * <li>inside a JAX-RS request (a resource calling the bean), the caller of the request's JAX-RS
- * {@code SecurityContext}, as its filters left it ({@code CallerNote} notes it): the caller the
- * HTTP path scopes keys by, also where the application authenticates in a JAX-RS filter of its own
+ * <li>inside a JAX-RS request (a resource, a filter, a mapper calling the bean), the caller of the
+ * request's JAX-RS {@code SecurityContext} as it is at the call ({@code CallerNote} notes the
+ * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also where the application authenticates in a JAX-RS filter of its own
  * and the servlet request knows no user (taken for anonymous, every such caller shared one key
  * space, and one was replayed another's result);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
@@ -43,11 +44,8 @@ public class CurrentCaller {
     private static final Logger LOG = Logger.getLogger(CurrentCaller.class.getName());
     private static final String SECURITY_CONTEXT = "jakarta.security.enterprise.SecurityContext";
 
-    /**
-     * The request property (a servlet request attribute) that holds a JAX-RS request's {@code
-     * SecurityContext} once its filters ran.
-     */
-    public static final String JAX_RS_SECURITY_CONTEXT = CurrentCaller.class.getName() + ".jaxRsSecurityContext";
+    /** The request property (a servlet request attribute) that holds a JAX-RS request's own context. */
+    public static final String JAX_RS_REQUEST = CurrentCaller.class.getName() + ".jaxRsRequest";
 
     /** What servers call the unauthenticated caller in their {@code Principal} bean. */
     static final Set<String> CONTAINER_ANONYMOUS_NAMES = Set.of("ANONYMOUS", "anonymous", "UNAUTHENTICATED");
@@ -82,8 +80,14 @@ public class CurrentCaller {
     public Principal get() {
         if (request != null) {
             try {
-                return request.getAttribute(JAX_RS_SECURITY_CONTEXT) instanceof SecurityContext jaxRs
-                        ? jaxRs.getUserPrincipal() : request.getUserPrincipal();
+                if (request.getAttribute(JAX_RS_REQUEST) instanceof ContainerRequestContext jaxRs) {
+                    // RESTEasy reads it from its thread's context: none on another thread
+                    SecurityContext security = jaxRs.getSecurityContext();
+                    if (security != null) {
+                        return security.getUserPrincipal();
+                    }
+                }
+                return request.getUserPrincipal();
             } catch (RuntimeException e) {
                 // no HTTP request on this thread: a message, a timer
             }

@@ -20,7 +20,6 @@ import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.jaxrs.internal.AdmittedClaims;
-import dev.idempotency.jaxrs.internal.CallerNote;
 import dev.idempotency.jaxrs.internal.HttpEndpoint;
 import dev.idempotency.jaxrs.internal.HttpServices;
 import dev.idempotency.jaxrs.internal.IdempotencyKeyFilter;
@@ -28,9 +27,9 @@ import dev.idempotency.jaxrs.internal.OutcomeRecorder;
 
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
- * pay one request property, the note of their caller for the {@code @Idempotent} beans they may
- * call ({@link CallerNote}). Runs once per resource method when the application starts, so
- * policies are resolved (and bad values fail the start) before the first request.
+ * pay nothing but the request property every request gets ({@code CallerNote}). Runs once per
+ * resource method when the application starts, so policies are resolved (and bad values fail the
+ * start) before the first request.
  */
 @Provider
 public class IdempotencyFeature implements DynamicFeature {
@@ -51,8 +50,6 @@ public class IdempotencyFeature implements DynamicFeature {
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
-        // after the application's authentication filters: the caller they settled on
-        context.register(new CallerNote(), LAST_REQUEST_FILTER_PRIORITY);
         if (resourceClass == null || method == null || PolicyResolver.annotationOf(resourceClass, method).isEmpty()) {
             return;
         }

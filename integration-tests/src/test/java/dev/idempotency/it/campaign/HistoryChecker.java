@@ -243,7 +243,10 @@ final class HistoryChecker {
             if (!lingers.contains(fault.kind())) {
                 continue;
             }
-            boolean stalledAfter = tried.stream().filter(attempt -> attempt.endNanos() >= fault.startNanos())
+            long answeredAt = tried.stream().filter(Operation.Attempt::definitive).mapToLong(Operation.Attempt::startNanos)
+                    .min().orElse(Long.MAX_VALUE);
+            boolean stalledAfter = tried.stream()
+                    .filter(attempt -> attempt.endNanos() >= fault.startNanos() && attempt.endNanos() <= answeredAt)
                     .filter(HistoryChecker::stalledOrRefused)
                     .anyMatch(attempt -> faults.stream().filter(other -> !lingers.contains(other.kind()))
                             .noneMatch(other -> other.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));

@@ -129,17 +129,22 @@ class HistoryCheckerTest {
         reuseStalledLater.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
                 null));
         reuseStalledLater.add(new Operation.Attempt(0, 44 * SECOND, 45 * SECOND, 422, "key-reused", false, null));
+        Operation stalledOnlyAfterItsAnswer = op("k7", "o-7", null);
+        stalledOnlyAfterItsAnswer.add(answer(20, 410, false, null));
+        stalledOnlyAfterItsAnswer.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null,
+                false, null));
 
         HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(stalledLongAfter, refusedLongAfter, answeredLongAfter,
-                stalledBeforeTheFault, stalledByAnotherFault, lostItself, reuseStalledLater), Map.of(), Map.of(),
+                stalledBeforeTheFault, stalledByAnotherFault, lostItself, reuseStalledLater, stalledOnlyAfterItsAnswer), Map.of(),
+                Map.of(),
                 Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), faults);
 
         assertThat(verdict.inWindow(Rule.LOST_WITHOUT_ROW)).isEqualTo(2);
         assertThat(verdict.inWindowExamples()).singleElement().asString().contains("k1", "k2", ", after [" + KILL)
-                .doesNotContain("k3", "k4", "k5", "k6");
+                .doesNotContain("k3", "k4", "k5", "k6", "k7");
         assertThat(verdict.violations()).singleElement().asString().startsWith("LOST_WITHOUT_ROW")
-                .contains("k3", "k4", "k5", "k6").doesNotContain("k1", "k2");
-        assertThat(verdict.report()).contains("LOST_WITHOUT_ROW 4 and 2 in its documented window (after " + KILL
+                .contains("k3", "k4", "k5", "k6", "k7").doesNotContain("k1", "k2");
+        assertThat(verdict.report()).contains("LOST_WITHOUT_ROW 5 and 2 in its documented window (after " + KILL
                 + ", for a key the store stalled on or refused)");
     }
 

@@ -27,6 +27,7 @@ import dev.idempotency.it.consumers.ConsumerHarness;
 import dev.idempotency.it.consumers.ContainerNamedUsers;
 import dev.idempotency.it.consumers.EjbOrderConsumer;
 import dev.idempotency.it.consumers.ObserverOrderConsumer;
+import dev.idempotency.it.consumers.OrderInFilter;
 import dev.idempotency.it.consumers.OrderMessage;
 import dev.idempotency.it.consumers.Receipt;
 import dev.idempotency.it.consumers.Redeliveries;
@@ -64,7 +65,7 @@ class NonHttpIT extends OnSampleApp {
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
                         Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class,
                         WaitingOrderConsumer.class, AfterFailureConsumer.class, AfterFailureConsumer.Compensation.class,
-                        ApiKeyAuthenticated.class, ApiKeyAuthentication.class);
+                        ApiKeyAuthenticated.class, ApiKeyAuthentication.class, OrderInFilter.class);
     }
 
     HttpResponse<byte[]> post(String path) {
@@ -226,22 +227,28 @@ class NonHttpIT extends OnSampleApp {
      * the servlet request knows no user there, and taking it for anonymous made every such caller
      * share one key space, so bob was replayed alice's receipt.
      */
-    @Test
-    void aCallerAuthenticatedByTheApplicationsJaxRsFilterHasANonHttpKeySpaceOfItsOwn() {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aCallerAuthenticatedByTheApplicationsJaxRsFilterHasANonHttpKeySpaceOfItsOwn(boolean calledInAFilter) {
         String orderNo = newKey();
-        HttpResponse<byte[]> alice = apiKeyOrder(orderNo, "alice");
-        HttpResponse<byte[]> bob = apiKeyOrder(orderNo, "bob");
+        HttpResponse<byte[]> alice = apiKeyOrder(orderNo, "alice", calledInAFilter);
+        HttpResponse<byte[]> bob = apiKeyOrder(orderNo, "bob", calledInAFilter);
 
         assertThat(alice.statusCode()).as(text(alice)).isEqualTo(200);
         assertThat(bob.statusCode()).as(text(bob)).isEqualTo(200);
         assertThat(text(bob)).as("bob's call runs for bob: never a replay of alice's receipt").isNotEqualTo(text(alice));
-        assertThat(apiKeyOrder(orderNo, "alice").body()).isEqualTo(alice.body());
-        assertThat(apiKeyOrder(orderNo, "bob").body()).isEqualTo(bob.body());
+        assertThat(apiKeyOrder(orderNo, "alice", calledInAFilter).body()).isEqualTo(alice.body());
+        assertThat(apiKeyOrder(orderNo, "bob", calledInAFilter).body()).isEqualTo(bob.body());
     }
 
-    private HttpResponse<byte[]> apiKeyOrder(String orderNo, String apiKey) {
-        return http.send(http.request("api/harness/api-key-order/" + orderNo).header("X-Api-Key", apiKey)
-                .POST(HttpRequest.BodyPublishers.noBody()).build());
+    /** The order placed by the resource method, or by an application filter after authentication. */
+    private HttpResponse<byte[]> apiKeyOrder(String orderNo, String apiKey, boolean inAFilter) {
+        HttpRequest.Builder request = http.request("api/harness/api-key-order/" + (inAFilter ? "filtered" : orderNo))
+                .header("X-Api-Key", apiKey);
+        if (inAFilter) {
+            request.header("X-Order-In-Filter", orderNo);
+        }
+        return http.send(request.POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 
     @Test
