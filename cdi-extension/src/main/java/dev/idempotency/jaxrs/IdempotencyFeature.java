@@ -12,6 +12,7 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.WriterInterceptor;
@@ -20,6 +21,7 @@ import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.config.PolicyResolver;
 import dev.idempotency.internal.Messages;
 import dev.idempotency.jaxrs.internal.AdmittedClaims;
+import dev.idempotency.jaxrs.internal.CallerNote;
 import dev.idempotency.jaxrs.internal.HttpEndpoint;
 import dev.idempotency.jaxrs.internal.HttpServices;
 import dev.idempotency.jaxrs.internal.IdempotencyKeyFilter;
@@ -27,12 +29,13 @@ import dev.idempotency.jaxrs.internal.OutcomeRecorder;
 
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
- * pay nothing but the request property every request gets ({@code CallerNote}). Runs once per
- * resource method when the application starts, so policies are resolved (and bad values fail the
- * start) before the first request.
+ * pay nothing but the request property every request gets ({@link CallerNote}, which this
+ * feature registers for the whole application). Runs once per resource method when the
+ * application starts, so policies are resolved (and bad values fail the start) before the first
+ * request.
  */
 @Provider
-public class IdempotencyFeature implements DynamicFeature {
+public class IdempotencyFeature implements DynamicFeature, Feature {
 
     /** After authentication, authorization and the application's own request filters. */
     static final int KEY_FILTER_PRIORITY = Priorities.USER + 500;
@@ -45,6 +48,19 @@ public class IdempotencyFeature implements DynamicFeature {
 
     /** Writer interceptors run lowest first: a high value sees the entity before any encoder. */
     static final int WRITER_INTERCEPTOR_PRIORITY = Priorities.USER + 1000;
+
+    /**
+     * Registers, for the whole application, the note of each request that gives the beans its
+     * resources call the request's JAX-RS caller ({@link CallerNote}).
+     *
+     * @param context the application's configuration
+     * @return {@code true}: enabled
+     */
+    @Override
+    public boolean configure(FeatureContext context) {
+        context.register(CallerNote.class);
+        return true;
+    }
 
     @Override
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {

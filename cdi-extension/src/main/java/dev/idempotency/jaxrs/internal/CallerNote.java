@@ -4,7 +4,6 @@ import jakarta.annotation.Priority;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
-import jakarta.ws.rs.ext.Provider;
 
 import dev.idempotency.cdi.CurrentCaller;
 
@@ -15,9 +14,9 @@ import dev.idempotency.cdi.CurrentCaller;
  * called, the caller the HTTP path has, also where the application authenticates in a JAX-RS filter
  * of its own (an API key, a bearer token) and the servlet request knows no user. In a servlet
  * container a request property is a servlet request attribute, which {@link CurrentCaller} reads.
- * One property set per request.
+ * One property set per request. Registered by {@code IdempotencyFeature} (a {@code Feature} too), so
+ * that an application that lists its classes and names only that feature has it as well.
  */
-@Provider
 @PreMatching
 @Priority(Integer.MIN_VALUE)
 public final class CallerNote implements ContainerRequestFilter {
