@@ -26,9 +26,10 @@ import dev.idempotency.internal.Messages;
  * <ol>
  * <li>inside a JAX-RS request (a resource, a filter, a mapper calling the bean), the caller of the
  * request's JAX-RS {@code SecurityContext} as it is at the call ({@code CallerNote} notes the
- * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also where the application authenticates in a JAX-RS filter of its own
- * and the servlet request knows no user (taken for anonymous, every such caller shared one key
- * space, and one was replayed another's result);</li>
+ * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also
+ * where the application authenticates in a JAX-RS filter of its own and the servlet request knows
+ * no user (taken for anonymous, every such caller shared one key space, and one was replayed
+ * another's result); on another thread of the request no HTTP request is seen (below);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
  * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that
  * user;</li>
@@ -79,19 +80,25 @@ public class CurrentCaller {
     /** @return the authenticated caller, or {@code null} for an anonymous one (or no security on this thread) */
     public Principal get() {
         if (request != null) {
+            Object noted;
+            Principal servletCaller;
             try {
-                if (request.getAttribute(JAX_RS_REQUEST) instanceof ContainerRequestContext jaxRs) {
-                    // RESTEasy reads it from its thread's context: none on another thread
-                    SecurityContext security = jaxRs.getSecurityContext();
-                    if (security != null) {
-                        return security.getUserPrincipal();
-                    }
-                }
-                return request.getUserPrincipal();
+                noted = request.getAttribute(JAX_RS_REQUEST);
+                servletCaller = request.getUserPrincipal();
             } catch (RuntimeException e) {
-                // no HTTP request on this thread: a message, a timer
+                return fromSecurity(); // no HTTP request on this thread: a message, a timer
             }
+            // Outside the catch: an application's SecurityContext that fails fails the call, never
+            // turns its caller into an anonymous one. RESTEasy reads it from its thread's context,
+            // where there may be none once JAX-RS is done with the request.
+            SecurityContext security = noted instanceof ContainerRequestContext jaxRs ? jaxRs.getSecurityContext() : null;
+            return security != null ? security.getUserPrincipal() : servletCaller;
         }
+        return fromSecurity();
+    }
+
+    /** @return Jakarta Security's or the {@code Principal} bean's caller, the servers' anonymous names as none */
+    private Principal fromSecurity() {
         try {
             return anonymousAsNull(source.get());
         } catch (RuntimeException e) {

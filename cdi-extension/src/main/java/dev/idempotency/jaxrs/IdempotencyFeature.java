@@ -6,7 +6,9 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.DynamicFeature;
@@ -35,6 +37,7 @@ import dev.idempotency.jaxrs.internal.OutcomeRecorder;
  * request.
  */
 @Provider
+@ConstrainedTo(RuntimeType.SERVER)
 public class IdempotencyFeature implements DynamicFeature, Feature {
 
     /** After authentication, authorization and the application's own request filters. */
