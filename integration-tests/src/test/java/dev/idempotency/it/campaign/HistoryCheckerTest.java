@@ -149,6 +149,29 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aKeyLeftWithoutADefinitiveAnswerLingersAfterItsFaultOnlyWhereItStalledWithNoOtherFaultOn() {
+        String pause = "SIGSTOP Payara node";
+        List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
+                72 * SECOND));
+        Operation stalledToTheEnd = op("k1", "o-1", null);
+        for (int second = 40; second < 60; second += 3) {
+            stalledToTheEnd.add(new Operation.Attempt(0, second * SECOND, (second + 3) * SECOND, Operation.Attempt.NO_ANSWER,
+                    null, false, null));
+        }
+        Operation stalledOnlyByAnotherFault = op("k2", "o-2", null);
+        stalledOnlyByAnotherFault.add(new Operation.Attempt(0, 70 * SECOND, 73 * SECOND, Operation.Attempt.NO_ANSWER, null,
+                false, null));
+
+        HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(stalledToTheEnd, stalledOnlyByAnotherFault),
+                Map.of("o-1", Set.of(), "o-2", Set.of()), Map.of(), Map.of(Rule.UNRESOLVED, Set.of(KILL)), faults);
+
+        assertThat(verdict.inWindowExamples()).singleElement().asString().contains("k1", ", after [" + KILL)
+                .doesNotContain("k2");
+        assertThat(verdict.violations()).singleElement().asString().startsWith("UNRESOLVED").contains("k2")
+                .doesNotContain("k1");
+    }
+
+    @Test
     void aKeyInItsWindowIsPrintedWithItsTimelineItsFirstAndLastAttemptsOnly() {
         Operation retried = op("k1", "o-1", null);
         retried.add(new Operation.Attempt(0, 9 * SECOND, 11 * SECOND, Operation.Attempt.NO_ANSWER, null, false, null));
