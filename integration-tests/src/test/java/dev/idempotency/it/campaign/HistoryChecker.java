@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  * outlast it, as a lock a killed node's peers keep) admits a break for the rest of the campaign
  * after such a fault began, but only where one of the breaking request's own attempts (so, before
  * its definitive answer) got no answer or a {@code 503 store-unavailable} after the fault began,
- * with no other kind of fault on then or within {@link #WINDOW_MARGIN} before: the stall is the
- * lingering fault's, not a Payara node's pause or another fault's.
+ * with no fault of the application's nodes on then or within {@link #WINDOW_MARGIN} before: the
+ * stall is the store's, not a Payara node's pause or death.
  */
 final class HistoryChecker {
 
@@ -63,6 +63,8 @@ final class HistoryChecker {
     private static final int TIMELINE_ENDS = 3;
     /** How long after a fault healed a break it caused may still show (a failed commit's answer, say). */
     static final Duration WINDOW_MARGIN = Duration.ofSeconds(5);
+    /** The faults of the application's own nodes: a request they stall is no store's lingering fault. */
+    static final Set<String> APPLICATION_NODE_FAULTS = Set.of(CampaignNode.KILL, CampaignNode.FREEZE);
 
     /**
      * The outcome of a check.
@@ -235,7 +237,7 @@ final class HistoryChecker {
     /**
      * @return the lingering fault that admits a break of a request, as the timeline prints it, or
      *     {@code null}: one of the request's own attempts got no answer or the store's {@code 503}
-     *     after such a fault began, with no fault of another kind on or just over then
+     *     after such a fault began, with no fault of the application's nodes on or just over then
      */
     private static String lingeringFault(List<Operation.Attempt> tried, Set<String> lingers, List<Nemesis.Injected> faults,
             long origin) {
@@ -248,7 +250,7 @@ final class HistoryChecker {
             boolean stalledAfter = tried.stream()
                     .filter(attempt -> attempt.endNanos() >= fault.startNanos() && attempt.endNanos() <= answeredAt)
                     .filter(HistoryChecker::stalledOrRefused)
-                    .anyMatch(attempt -> faults.stream().filter(other -> !lingers.contains(other.kind()))
+                    .anyMatch(attempt -> faults.stream().filter(other -> APPLICATION_NODE_FAULTS.contains(other.kind()))
                             .noneMatch(other -> other.overlaps(attempt.startNanos(), attempt.endNanos(), WINDOW_MARGIN)));
             if (stalledAfter) {
                 return String.format(Locale.ROOT, "[%s %s..%s]", fault.kind(), seconds(fault.startNanos(), origin),

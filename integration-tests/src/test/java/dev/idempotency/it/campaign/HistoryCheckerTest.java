@@ -103,7 +103,7 @@ class HistoryCheckerTest {
 
     @Test
     void aResponseLostWithoutARowLingersAfterItsFaultOnlyForARequestTheStoreStalledOnOrRefusedByItself() {
-        String pause = "SIGSTOP Payara node";
+        String pause = CampaignNode.FREEZE;
         List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
                 72 * SECOND));
         Operation stalledLongAfter = op("k1", "o-1", null);
@@ -150,7 +150,7 @@ class HistoryCheckerTest {
 
     @Test
     void aKeyLeftWithoutADefinitiveAnswerLingersAfterItsFaultOnlyWhereItStalledWithNoOtherFaultOn() {
-        String pause = "SIGSTOP Payara node";
+        String pause = CampaignNode.FREEZE;
         List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
                 72 * SECOND));
         Operation stalledToTheEnd = op("k1", "o-1", null);
