@@ -81,10 +81,8 @@ public class CurrentCaller {
     public Principal get() {
         if (request != null) {
             Object noted;
-            Principal servletCaller;
             try {
                 noted = request.getAttribute(JAX_RS_REQUEST);
-                servletCaller = request.getUserPrincipal();
             } catch (RuntimeException e) {
                 return fromSecurity(); // no HTTP request on this thread: a message, a timer
             }
@@ -92,7 +90,7 @@ public class CurrentCaller {
             // turns its caller into an anonymous one. RESTEasy reads it from its thread's context,
             // where there may be none once JAX-RS is done with the request.
             SecurityContext security = noted instanceof ContainerRequestContext jaxRs ? jaxRs.getSecurityContext() : null;
-            return security != null ? security.getUserPrincipal() : servletCaller;
+            return security != null ? security.getUserPrincipal() : request.getUserPrincipal();
         }
         return fromSecurity();
     }

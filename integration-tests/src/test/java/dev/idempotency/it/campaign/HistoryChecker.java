@@ -241,12 +241,12 @@ final class HistoryChecker {
      */
     private static String lingeringFault(List<Operation.Attempt> tried, Set<String> lingers, List<Nemesis.Injected> faults,
             long origin) {
+        long answeredAt = tried.stream().filter(Operation.Attempt::definitive).mapToLong(Operation.Attempt::startNanos)
+                .min().orElse(Long.MAX_VALUE);
         for (Nemesis.Injected fault : faults) {
             if (!lingers.contains(fault.kind())) {
                 continue;
             }
-            long answeredAt = tried.stream().filter(Operation.Attempt::definitive).mapToLong(Operation.Attempt::startNanos)
-                    .min().orElse(Long.MAX_VALUE);
             boolean stalledAfter = tried.stream()
                     .filter(attempt -> attempt.endNanos() >= fault.startNanos() && attempt.endNanos() <= answeredAt)
                     .filter(HistoryChecker::stalledOrRefused)

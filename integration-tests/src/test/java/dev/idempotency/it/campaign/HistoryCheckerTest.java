@@ -19,6 +19,9 @@ class HistoryCheckerTest {
     /** The fault injected in every history below: from second 10 to second 12. */
     private static final List<Nemesis.Injected> FAULTS = List.of(new Nemesis.Injected(KILL, "held 2000 ms", 10 * SECOND,
             12 * SECOND));
+    /** The same fault, then an application node frozen from second 70 to 72. */
+    private static final List<Nemesis.Injected> WITH_A_NODE_PAUSE = List.of(FAULTS.get(0),
+            new Nemesis.Injected(CampaignNode.FREEZE, "held 2000 ms", 70 * SECOND, 72 * SECOND));
 
     @Test
     void aKeyPaidOnceAndReplayedBreaksNothing() {
@@ -103,9 +106,6 @@ class HistoryCheckerTest {
 
     @Test
     void aResponseLostWithoutARowLingersAfterItsFaultOnlyForARequestTheStoreStalledOnOrRefusedByItself() {
-        String pause = CampaignNode.FREEZE;
-        List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
-                72 * SECOND));
         Operation stalledLongAfter = op("k1", "o-1", null);
         stalledLongAfter.add(new Operation.Attempt(0, 40 * SECOND, 43 * SECOND, Operation.Attempt.NO_ANSWER, null, false,
                 null));
@@ -137,7 +137,7 @@ class HistoryCheckerTest {
         HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(stalledLongAfter, refusedLongAfter, answeredLongAfter,
                 stalledBeforeTheFault, stalledByAnotherFault, lostItself, reuseStalledLater, stalledOnlyAfterItsAnswer), Map.of(),
                 Map.of(),
-                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), faults);
+                Map.of(Rule.LOST_WITHOUT_ROW, Set.of(KILL)), WITH_A_NODE_PAUSE);
 
         assertThat(verdict.inWindow(Rule.LOST_WITHOUT_ROW)).isEqualTo(2);
         assertThat(verdict.inWindowExamples()).singleElement().asString().contains("k1", "k2", ", after [" + KILL)
@@ -150,9 +150,6 @@ class HistoryCheckerTest {
 
     @Test
     void aKeyLeftWithoutADefinitiveAnswerLingersAfterItsFaultOnlyWhereItStalledWithNoOtherFaultOn() {
-        String pause = CampaignNode.FREEZE;
-        List<Nemesis.Injected> faults = List.of(FAULTS.get(0), new Nemesis.Injected(pause, "held 2000 ms", 70 * SECOND,
-                72 * SECOND));
         Operation stalledToTheEnd = op("k1", "o-1", null);
         for (int second = 40; second < 60; second += 3) {
             stalledToTheEnd.add(new Operation.Attempt(0, second * SECOND, (second + 3) * SECOND, Operation.Attempt.NO_ANSWER,
@@ -163,7 +160,7 @@ class HistoryCheckerTest {
                 false, null));
 
         HistoryChecker.Verdict verdict = HistoryChecker.check(List.of(stalledToTheEnd, stalledOnlyByAnotherFault),
-                Map.of("o-1", Set.of(), "o-2", Set.of()), Map.of(), Map.of(Rule.UNRESOLVED, Set.of(KILL)), faults);
+                Map.of("o-1", Set.of(), "o-2", Set.of()), Map.of(), Map.of(Rule.UNRESOLVED, Set.of(KILL)), WITH_A_NODE_PAUSE);
 
         assertThat(verdict.inWindowExamples()).singleElement().asString().contains("k1", ", after [" + KILL)
                 .doesNotContain("k2");
