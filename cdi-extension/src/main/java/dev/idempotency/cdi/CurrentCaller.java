@@ -29,7 +29,9 @@ import dev.idempotency.internal.Messages;
  * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also
  * where the application authenticates in a JAX-RS filter of its own and the servlet request knows
  * no user (taken for anonymous, every such caller shared one key space, and one was replayed
- * another's result); on another thread of the request no HTTP request is seen (below);</li>
+ * another's result); once JAX-RS is done with the request (a servlet filter after its chain, an
+ * {@code AsyncListener}), the {@code SecurityContext} it left; on another thread of the request no
+ * HTTP request is seen (below);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
  * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that
  * user;</li>
@@ -45,7 +47,10 @@ public class CurrentCaller {
     private static final Logger LOG = Logger.getLogger(CurrentCaller.class.getName());
     private static final String SECURITY_CONTEXT = "jakarta.security.enterprise.SecurityContext";
 
-    /** The request property (a servlet request attribute) that holds a JAX-RS request's own context. */
+    /**
+     * The request property (a servlet request attribute) that holds a JAX-RS request's own context
+     * while JAX-RS handles the request, and its {@code SecurityContext} once JAX-RS is done with it.
+     */
     public static final String JAX_RS_REQUEST = CurrentCaller.class.getName() + ".jaxRsRequest";
 
     /** What servers call the unauthenticated caller in their {@code Principal} bean. */
@@ -87,12 +92,33 @@ public class CurrentCaller {
                 return fromSecurity(); // no HTTP request on this thread: a message, a timer
             }
             // Outside the catch: an application's SecurityContext that fails fails the call, never
-            // turns its caller into an anonymous one. RESTEasy reads it from its thread's context,
-            // where there may be none once JAX-RS is done with the request.
-            SecurityContext security = noted instanceof ContainerRequestContext jaxRs ? jaxRs.getSecurityContext() : null;
-            return security != null ? security.getUserPrincipal() : request.getUserPrincipal();
+            // turns its caller into an anonymous one.
+            return ofHttpRequest(request, noted);
         }
         return fromSecurity();
+    }
+
+    /**
+     * @param request the HTTP request of the call
+     * @param noted its {@link #JAX_RS_REQUEST} property, {@code null} where JAX-RS never saw it
+     * @return the request's JAX-RS caller where JAX-RS noted it, else its servlet user principal
+     */
+    static Principal ofHttpRequest(HttpServletRequest request, Object noted) {
+        // RESTEasy reads a request's SecurityContext from its thread's context, where there is none
+        // once JAX-RS is done with the request: CallerNote settles the note on it before then.
+        SecurityContext security;
+        if (noted == null) {
+            security = null; // a servlet or another framework's request: its user principal
+        } else if (noted instanceof ContainerRequestContext jaxRs) {
+            security = jaxRs.getSecurityContext();
+        } else if (noted instanceof SecurityContext settled) {
+            security = settled;
+        } else {
+            // Another copy of the JAX-RS API (split class loaders): its caller cannot be read, and
+            // the servlet request's user may be no one where the application authenticates itself.
+            throw new IllegalStateException(Messages.unreadableCallerNote(noted.getClass()));
+        }
+        return security != null ? security.getUserPrincipal() : request.getUserPrincipal();
     }
 
     /** @return Jakarta Security's or the {@code Principal} bean's caller, the servers' anonymous names as none */

@@ -355,6 +355,13 @@ public final class Messages {
                 + " IdempotencyException (result not stored) instead of a replayed value, and never run it again";
     }
 
+    /** IDEMP0329: the request's JAX-RS caller note is of a type this copy of the library cannot read. */
+    public static String unreadableCallerNote(Class<?> type) {
+        return "IDEMP0329: the JAX-RS request's caller note is a " + type.getName() + " from another class loader ("
+                + type.getClassLoader() + "), so this call's caller cannot be read and nothing was executed: deploy"
+                + " the library once per application, beside the JAX-RS API the application sees";
+    }
+
     /** IDEMP0328: a duplicate's stored result cannot be read as the method's result type any more. */
     public static String storedResultUnreadable(String where, String keyHash, String type) {
         return "IDEMP0328: " + where + ": the stored result for key hash " + keyHash + " cannot be read as " + type

@@ -17,6 +17,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.idempotency.it.consumers.AfterFailureConsumer;
@@ -27,6 +28,7 @@ import dev.idempotency.it.consumers.ConsumerHarness;
 import dev.idempotency.it.consumers.ContainerNamedUsers;
 import dev.idempotency.it.consumers.EjbOrderConsumer;
 import dev.idempotency.it.consumers.ObserverOrderConsumer;
+import dev.idempotency.it.consumers.OrderAfterJaxRs;
 import dev.idempotency.it.consumers.OrderInFilter;
 import dev.idempotency.it.consumers.OrderMessage;
 import dev.idempotency.it.consumers.Receipt;
@@ -65,7 +67,7 @@ class NonHttpIT extends OnSampleApp {
                         TtlPrecedence.ClassAndMethod.class, ConsumerHarness.class, Redeliveries.class,
                         Redeliveries.Delivery.class, TransactionalConsumer.class, ContainerNamedUsers.class,
                         WaitingOrderConsumer.class, AfterFailureConsumer.class, AfterFailureConsumer.Compensation.class,
-                        ApiKeyAuthenticated.class, ApiKeyAuthentication.class, OrderInFilter.class);
+                        ApiKeyAuthenticated.class, ApiKeyAuthentication.class, OrderInFilter.class, OrderAfterJaxRs.class);
     }
 
     HttpResponse<byte[]> post(String path) {
@@ -221,32 +223,49 @@ class NonHttpIT extends OnSampleApp {
         }
     }
 
+    /** Where the bean that places an order is called. */
+    enum CalledFrom {
+        /** the resource method */
+        RESOURCE,
+        /** an application JAX-RS filter after the authentication filter ({@code OrderInFilter}) */
+        JAX_RS_FILTER,
+        /** a servlet filter once JAX-RS is done with the request ({@code OrderAfterJaxRs}) */
+        SERVLET_FILTER_AFTER_JAX_RS
+    }
+
     /**
      * A caller the application authenticates in a JAX-RS filter (its {@code SecurityContext}) is the
      * caller of the beans the resource calls, as it is of an {@code @Idempotent} resource method:
      * the servlet request knows no user there, and taking it for anonymous made every such caller
-     * share one key space, so bob was replayed alice's receipt.
+     * share one key space, so bob was replayed alice's receipt. So too for a bean called once JAX-RS
+     * is done with the request, where RESTEasy's context is gone.
      */
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void aCallerAuthenticatedByTheApplicationsJaxRsFilterHasANonHttpKeySpaceOfItsOwn(boolean calledInAFilter) {
+    @EnumSource(CalledFrom.class)
+    void aCallerAuthenticatedByTheApplicationsJaxRsFilterHasANonHttpKeySpaceOfItsOwn(CalledFrom where) {
         String orderNo = newKey();
-        HttpResponse<byte[]> alice = apiKeyOrder(orderNo, "alice", calledInAFilter);
-        HttpResponse<byte[]> bob = apiKeyOrder(orderNo, "bob", calledInAFilter);
+        HttpResponse<byte[]> alice = apiKeyOrder(orderNo, "alice", where);
+        HttpResponse<byte[]> bob = apiKeyOrder(orderNo, "bob", where);
 
         assertThat(alice.statusCode()).as(text(alice)).isEqualTo(200);
         assertThat(bob.statusCode()).as(text(bob)).isEqualTo(200);
+        assertThat(text(alice)).contains(orderNo);
         assertThat(text(bob)).as("bob's call runs for bob: never a replay of alice's receipt").isNotEqualTo(text(alice));
-        assertThat(apiKeyOrder(orderNo, "alice", calledInAFilter).body()).isEqualTo(alice.body());
-        assertThat(apiKeyOrder(orderNo, "bob", calledInAFilter).body()).isEqualTo(bob.body());
+        assertThat(apiKeyOrder(orderNo, "alice", where).body()).isEqualTo(alice.body());
+        assertThat(apiKeyOrder(orderNo, "bob", where).body()).isEqualTo(bob.body());
     }
 
-    /** The order placed by the resource method, or by an application filter after authentication. */
-    private HttpResponse<byte[]> apiKeyOrder(String orderNo, String apiKey, boolean inAFilter) {
-        HttpRequest.Builder request = http.request("api/harness/api-key-order/" + (inAFilter ? "filtered" : orderNo))
-                .header("X-Api-Key", apiKey);
-        if (inAFilter) {
-            request.header("X-Order-In-Filter", orderNo);
+    /**
+     * The order placed where {@code where} says; after JAX-RS, the servlet filter's call comes after
+     * the resource method's own, so that it answers a replay of the caller's own receipt.
+     */
+    private HttpResponse<byte[]> apiKeyOrder(String orderNo, String apiKey, CalledFrom where) {
+        HttpRequest.Builder request = http.request("api/harness/api-key-order/"
+                + (where == CalledFrom.JAX_RS_FILTER ? "filtered" : orderNo)).header("X-Api-Key", apiKey);
+        switch (where) {
+            case JAX_RS_FILTER -> request.header("X-Order-In-Filter", orderNo);
+            case SERVLET_FILTER_AFTER_JAX_RS -> request.header("X-Order-After-JaxRs", orderNo);
+            default -> { }
         }
         return http.send(request.POST(HttpRequest.BodyPublishers.noBody()).build());
     }
