@@ -661,6 +661,23 @@ abstract class HttpContractChecks extends OnSampleApp {
     }
 
     /**
+     * An {@code AsyncResponse} the application cancels ({@code 503}, {@code Retry-After}) keeps its
+     * key in progress until the lease ends, as any other {@code 5xx} of an asynchronous endpoint:
+     * the work it stood for may still run, and must not run twice.
+     */
+    @Test
+    void aCancelledAsyncResponseKeepsItsKeyInProgress() {
+        String key = newKey();
+        long before = executions("suspended");
+
+        HttpResponse<byte[]> cancelled = http.postJson("api/contract/suspended?delayMs=10&cancel=true", key, "{}");
+        assertThat(cancelled.statusCode()).isEqualTo(503);
+        assertThat(cancelled.headers().firstValue("Retry-After")).hasValue("2");
+        assertProblem(http.postJson("api/contract/suspended?delayMs=10&cancel=true", key, "{}"), 409, "request-in-progress");
+        assertThat(executions("suspended") - before).as("the retry did not run").isEqualTo(1);
+    }
+
+    /**
      * An answer written inside a transaction that rolls back after it left (an AsyncResponse
      * resumed in a {@code @Transactional} service): nothing happened, so the key is given back and
      * the retry runs; the answer of the run that committed is then replayed. On the JPA store the

@@ -228,10 +228,17 @@ public class ContractResource {
     @POST
     @Path("suspended")
     @Idempotent
-    public void suspended(@QueryParam("delayMs") long delayMs, @Suspended AsyncResponse response) {
+    public void suspended(@QueryParam("delayMs") long delayMs, @QueryParam("cancel") boolean cancel,
+            @Suspended AsyncResponse response) {
         String result = run("suspended");
         CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS)
-                .execute(() -> response.resume(Response.ok(result).build()));
+                .execute(() -> {
+                    if (cancel) {
+                        response.cancel(2); // 503, Retry-After: 2
+                    } else {
+                        response.resume(Response.ok(result).build());
+                    }
+                });
     }
 
     @Inject
