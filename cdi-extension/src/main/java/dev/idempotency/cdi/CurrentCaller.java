@@ -29,8 +29,8 @@ import dev.idempotency.internal.Messages;
  * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also
  * where the application authenticates in a JAX-RS filter of its own and the servlet request knows
  * no user (taken for anonymous, every such caller shared one key space, and one was replayed
- * another's result); once JAX-RS is done with the request (a servlet filter after its chain, an
- * {@code AsyncListener}), the {@code SecurityContext} it left; on another thread of the request no
+ * another's result); once the request filters are done (the resource, a mapper, a servlet filter
+ * after its chain), the {@code SecurityContext} they left; on another thread of the request no
  * HTTP request is seen (below);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
  * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that
@@ -49,7 +49,7 @@ public class CurrentCaller {
 
     /**
      * The request property (a servlet request attribute) that holds a JAX-RS request's own context
-     * while JAX-RS handles the request, and its {@code SecurityContext} once JAX-RS is done with it.
+     * while its request filters run, and its {@code SecurityContext} once they are done.
      */
     public static final String JAX_RS_REQUEST = CurrentCaller.class.getName() + ".jaxRsRequest";
 
@@ -105,7 +105,7 @@ public class CurrentCaller {
      */
     static Principal ofHttpRequest(HttpServletRequest request, Object noted) {
         // RESTEasy reads a request's SecurityContext from its thread's context, where there is none
-        // once JAX-RS is done with the request: CallerNote settles the note on it before then.
+        // once the resource method returned: CallerNote settles the note on it before then.
         SecurityContext security;
         if (noted == null) {
             security = null; // a servlet or another framework's request: its user principal

@@ -355,11 +355,12 @@ public final class Messages {
                 + " IdempotencyException (result not stored) instead of a replayed value, and never run it again";
     }
 
-    /** IDEMP0329: the request's JAX-RS caller note is of a type this copy of the library cannot read. */
+    /** IDEMP0329: the request's JAX-RS caller note is of a type this library cannot read. */
     public static String unreadableCallerNote(Class<?> type) {
-        return "IDEMP0329: the JAX-RS request's caller note is a " + type.getName() + " from another class loader ("
-                + type.getClassLoader() + "), so this call's caller cannot be read and nothing was executed: deploy"
-                + " the library once per application, beside the JAX-RS API the application sees";
+        return "IDEMP0329: the JAX-RS request's caller note is a " + type.getName() + " (class loader "
+                + type.getClassLoader() + "), not the ContainerRequestContext or SecurityContext of the JAX-RS API"
+                + " this library sees, so this call's caller cannot be read and nothing was executed: let the"
+                + " application and the library see one JAX-RS API, the server's";
     }
 
     /** IDEMP0328: a duplicate's stored result cannot be read as the method's result type any more. */

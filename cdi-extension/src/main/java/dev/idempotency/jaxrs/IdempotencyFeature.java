@@ -31,8 +31,8 @@ import dev.idempotency.jaxrs.internal.OutcomeRecorder;
 
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
- * pay nothing but the request property every request gets ({@link CallerNote}, which this
- * feature registers for the whole application). Runs once per resource method when the
+ * pay nothing but the note of the caller every request gets ({@link CallerNote}, a request property
+ * set two or three times, which this feature registers for the whole application). Runs once per resource method when the
  * application starts, so policies are resolved (and bad values fail the start) before the first
  * request.
  */
@@ -62,6 +62,7 @@ public class IdempotencyFeature implements DynamicFeature, Feature {
     @Override
     public boolean configure(FeatureContext context) {
         context.register(CallerNote.class);
+        context.register(CallerNote.Settled.class);
         return true;
     }
 

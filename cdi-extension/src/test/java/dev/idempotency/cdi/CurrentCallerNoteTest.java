@@ -46,13 +46,23 @@ class CurrentCallerNoteTest {
     }
 
     @Test
-    void aBeanCalledOnceJaxRsIsDoneKeepsTheCallerJaxRsLeft() {
+    void aBeanCalledOnceTheRequestFiltersAreDoneKeepsTheCallerTheyLeft() {
         note.filter(jaxRsRequest);
         jaxRsSecurity.set(securityOf(() -> user("alice")));
-        note.filter(jaxRsRequest, response());
+        new CallerNote.Settled().filter(jaxRsRequest);
 
-        jaxRsSecurity.set(null); // RESTEasy's thread context, gone after the request
+        jaxRsSecurity.set(null); // RESTEasy's thread context, gone once the resource method returned
         assertThat(caller()).as("a servlet filter after its chain: alice, not the servlet request's no one").isNotNull();
+        assertThat(caller().getName()).isEqualTo("alice");
+    }
+
+    @Test
+    void aRequestAbortedBeforeTheLastRequestFilterIsSettledByTheResponseFilter() {
+        note.filter(jaxRsRequest);
+        jaxRsSecurity.set(securityOf(() -> user("alice")));
+        note.filter(jaxRsRequest, response()); // an abortWith skips the request filters after it
+
+        jaxRsSecurity.set(null);
         assertThat(caller().getName()).isEqualTo("alice");
     }
 
@@ -66,7 +76,8 @@ class CurrentCallerNoteTest {
     void aJaxRsRuntimeWithoutSecurityContextLeavesTheServletUser() {
         HttpServletRequest servlet = servletRequestOf(user("carol"));
         note.filter(jaxRsRequest);
-        note.filter(jaxRsRequest, response()); // nothing to settle on
+        new CallerNote.Settled().filter(jaxRsRequest); // nothing to settle on
+        note.filter(jaxRsRequest, response());
         assertThat(CurrentCaller.ofHttpRequest(servlet, properties.get(CurrentCaller.JAX_RS_REQUEST)).getName())
                 .isEqualTo("carol");
     }
@@ -77,12 +88,12 @@ class CurrentCallerNoteTest {
         jaxRsSecurity.set(securityOf(() -> {
             throw new IllegalStateException("token store down");
         }));
-        note.filter(jaxRsRequest, response());
+        new CallerNote.Settled().filter(jaxRsRequest);
         assertThatThrownBy(this::caller).hasMessage("token store down");
     }
 
     @Test
-    void aNoteThisCopyOfTheLibraryCannotReadRefusesTheCallRatherThanMakingItAnonymous() {
+    void aNoteOfAnotherJaxRsApiRefusesTheCallRatherThanRunningItAsAnonymous() {
         assertThatThrownBy(() -> CurrentCaller.ofHttpRequest(servletRequest, new Object()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("IDEMP0329: ")
@@ -101,7 +112,7 @@ class CurrentCallerNoteTest {
                     throw new UnsupportedOperationException(method.getName());
                 });
         assertThat(new IdempotencyFeature().configure(context)).isTrue();
-        assertThat(registered).containsExactly(CallerNote.class);
+        assertThat(registered).containsExactly(CallerNote.class, CallerNote.Settled.class);
     }
 
     private Principal caller() {

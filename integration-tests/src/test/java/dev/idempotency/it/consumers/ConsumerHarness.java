@@ -1,6 +1,8 @@
 package dev.idempotency.it.consumers;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import jakarta.annotation.Resource;
@@ -17,7 +19,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 
 /** Delivers the same message many times, some concurrently, like a redelivering broker would. */
 @Path("harness")
@@ -107,6 +112,31 @@ public class ConsumerHarness {
     @ApiKeyAuthenticated
     public Receipt apiKeyOrder(@PathParam("orderNo") String orderNo) {
         return cdi.onOrder(new OrderMessage(orderNo, 1250, 0));
+    }
+
+    /**
+     * As {@link #apiKeyOrder}, answered later: the order is placed on the request's thread, the
+     * receipt resumed with after {@code delayMs}.
+     */
+    @POST
+    @Path("api-key-order-async/{orderNo}")
+    @ApiKeyAuthenticated
+    public void apiKeyOrderLater(@PathParam("orderNo") String orderNo, @QueryParam("delayMs") long delayMs,
+            @Suspended AsyncResponse response) {
+        Receipt receipt = cdi.onOrder(new OrderMessage(orderNo, 1250, 0));
+        CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS).execute(() -> response.resume(receipt));
+    }
+
+    /**
+     * @param probe a request's {@code X-Probe}
+     * @return the receipt {@link OrderAfterJaxRs} got for it, {@code 404} until it did
+     */
+    @GET
+    @Path("after-jaxrs/{probe}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public Response afterJaxRs(@PathParam("probe") String probe) {
+        String receipt = OrderAfterJaxRs.RECEIPTS.remove(probe);
+        return receipt == null ? Response.status(404).build() : Response.ok(receipt).build();
     }
 
     @POST

@@ -1,91 +1,48 @@
 package dev.idempotency.it.consumers;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.annotation.WebFilter;
 import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
 
 /**
- * A servlet filter that places an order itself once JAX-RS is done with the request ({@code
- * X-Order-After-JaxRs: <orderNo>}), and answers with its receipt instead of the resource's answer,
- * which it holds back: the bean's caller is still the one the application's JAX-RS authentication
- * filter set.
+ * A servlet filter that places an order itself once its chain returned, JAX-RS done with the
+ * request's filters and resource method ({@code X-Order-After-JaxRs: <orderNo>}): for a synchronous
+ * resource after its answer, for an asynchronous one before it. It keeps the receipt under the
+ * request's probe ({@code X-Probe: <id>}) for {@link ConsumerHarness#afterJaxRs}. The bean's caller
+ * must still be the one the application's JAX-RS authentication filter set.
  */
-@WebFilter(urlPatterns = "/api/harness/api-key-order/*")
+@WebFilter(urlPatterns = {"/api/harness/api-key-order/*", "/api/harness/api-key-order-async/*"}, asyncSupported = true)
 public class OrderAfterJaxRs extends HttpFilter {
 
     static final String HEADER = "X-Order-After-JaxRs";
+    static final String PROBE = "X-Probe";
+
+    /** The receipts by probe; a test reads each once. */
+    static final Map<String, String> RECEIPTS = new ConcurrentHashMap<>();
 
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        chain.doFilter(request, response);
         String orderNo = request.getHeader(HEADER);
-        if (orderNo == null) {
-            chain.doFilter(request, response);
-            return;
-        }
-        chain.doFilter(request, new HeldBack(response));
-        Receipt receipt = CDI.current().select(CdiOrderConsumer.class).get().onOrder(new OrderMessage(orderNo, 1250, 0));
-        response.reset();
-        response.setStatus(200);
-        response.setContentType("text/plain;charset=UTF-8");
-        response.getWriter().print(receipt);
-    }
-
-    /** The resource's answer, held back from the client. */
-    private static final class HeldBack extends HttpServletResponseWrapper {
-        private final ServletOutputStream discarded = new ServletOutputStream() {
-            @Override
-            public void write(int b) {
+        String probe = request.getHeader(PROBE);
+        if (orderNo != null && probe != null) {
+            String receipt;
+            try {
+                receipt = CDI.current().select(CdiOrderConsumer.class).get()
+                        .onOrder(new OrderMessage(orderNo, 1250, 0)).toString();
+            } catch (RuntimeException e) {
+                receipt = "failed: " + e;
             }
-
-            @Override
-            public boolean isReady() {
-                return true;
-            }
-
-            @Override
-            public void setWriteListener(WriteListener listener) {
-                throw new UnsupportedOperationException();
-            }
-        };
-
-        HeldBack(HttpServletResponse response) {
-            super(response);
-        }
-
-        @Override
-        public ServletOutputStream getOutputStream() {
-            return discarded;
-        }
-
-        @Override
-        public PrintWriter getWriter() {
-            return new PrintWriter(new OutputStreamWriter(new ByteArrayOutputStream(), StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public void flushBuffer() {
-        }
-
-        @Override
-        public void setContentLength(int length) {
-        }
-
-        @Override
-        public void setContentLengthLong(long length) {
+            RECEIPTS.put(probe, receipt);
         }
     }
 }
