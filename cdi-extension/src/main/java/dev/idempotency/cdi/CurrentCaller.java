@@ -49,7 +49,8 @@ public class CurrentCaller {
 
     /**
      * The request property (a servlet request attribute) that holds a JAX-RS request's own context
-     * while its request filters run, and its {@code SecurityContext} once they are done.
+     * while its request filters run, then a {@code SecurityContext} that answers the request's live
+     * one, or the one it had as its request filters ended where the runtime no longer answers one.
      */
     public static final String JAX_RS_REQUEST = CurrentCaller.class.getName() + ".jaxRsRequest";
 
@@ -105,7 +106,7 @@ public class CurrentCaller {
      */
     static Principal ofHttpRequest(HttpServletRequest request, Object noted) {
         // RESTEasy reads a request's SecurityContext from its thread's context, where there is none
-        // once the resource method returned: CallerNote settles the note on it before then.
+        // once the resource method returned: CallerNote's settled note keeps the one it had then.
         SecurityContext security;
         if (noted == null) {
             security = null; // a servlet or another framework's request: its user principal

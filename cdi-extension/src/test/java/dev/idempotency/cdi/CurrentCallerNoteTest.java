@@ -32,6 +32,8 @@ class CurrentCallerNoteTest {
     private final Map<String, Object> properties = new HashMap<>();
     /** What the JAX-RS runtime answers for the request's SecurityContext: RESTEasy's is gone once it is done. */
     private final AtomicReference<SecurityContext> jaxRsSecurity = new AtomicReference<>();
+    /** Whether the runtime throws when asked for the request's SecurityContext. */
+    private final java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
     private final ContainerRequestContext jaxRsRequest = jaxRsRequest();
     private final HttpServletRequest servletRequest = servletRequestOf(null); // the application authenticates itself
     private final CallerNote note = new CallerNote();
@@ -53,6 +55,32 @@ class CurrentCallerNoteTest {
 
         jaxRsSecurity.set(null); // RESTEasy's thread context, gone once the resource method returned
         assertThat(caller()).as("a servlet filter after its chain: alice, not the servlet request's no one").isNotNull();
+        assertThat(caller().getName()).isEqualTo("alice");
+    }
+
+    @Test
+    void aSecurityContextSetAfterTheSettlingIsTheCallerWhileTheRuntimeAnswersIt() {
+        note.filter(jaxRsRequest);
+        jaxRsSecurity.set(securityOf(() -> user("gateway")));
+        new CallerNote.Settled().filter(jaxRsRequest);
+        jaxRsSecurity.set(securityOf(() -> user("alice"))); // a filter of the same priority, run after it
+
+        assertThat(caller().getName()).as("the live one, not the one settled before it").isEqualTo("alice");
+        note.filter(jaxRsRequest, response());
+        jaxRsSecurity.set(null);
+        assertThat(caller().getName()).as("kept as the answer left").isEqualTo("alice");
+    }
+
+    @Test
+    void aRuntimeThatFailsToAnswerItsSecurityContextWhileSettlingLeavesTheNoteAsItWas() {
+        note.filter(jaxRsRequest);
+        jaxRsSecurity.set(securityOf(() -> user("alice")));
+        new CallerNote.Settled().filter(jaxRsRequest);
+        failing.set(true);
+        note.filter(jaxRsRequest, response());
+
+        failing.set(false);
+        jaxRsSecurity.set(null);
         assertThat(caller().getName()).isEqualTo("alice");
     }
 
@@ -127,7 +155,12 @@ class CurrentCallerNoteTest {
                         yield null;
                     }
                     case "getProperty" -> properties.get((String) args[0]);
-                    case "getSecurityContext" -> jaxRsSecurity.get();
+                    case "getSecurityContext" -> {
+                        if (failing.get()) {
+                            throw new IllegalStateException("no request on this thread");
+                        }
+                        yield jaxRsSecurity.get();
+                    }
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
     }

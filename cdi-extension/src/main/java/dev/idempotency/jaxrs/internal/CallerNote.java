@@ -1,5 +1,7 @@
 package dev.idempotency.jaxrs.internal;
 
+import java.security.Principal;
+
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -18,19 +20,19 @@ import dev.idempotency.cdi.CurrentCaller;
  * servlet request knows no user. In a servlet container a request property is a servlet request
  * attribute, which {@link CurrentCaller} reads.
  *
- * <p>Once the request filters are done, the caller can no longer change (a {@code SecurityContext}
- * is set in a request filter only): {@link Settled}, the last of them, and this note as the last
- * response filter (for a request a filter aborted or none matched) settle the note on the request's
- * {@code SecurityContext}. The resource, its mappers and whatever runs once JAX-RS is done with the
- * request (a servlet filter after its chain, also while an asynchronous resource's answer is still
- * to come) keep that caller. Without it, Jersey still answered the request's caller there, but
- * RESTEasy reads it from its thread's context, which is gone once the resource method returned, so
- * those calls took the servlet request's user: none where the application authenticates itself,
- * one key space for all its callers.
+ * <p>RESTEasy reads a request's {@code SecurityContext} from its thread's context, which is gone
+ * once the resource method returned: a bean called then (a servlet filter after its chain, also
+ * while an asynchronous resource's answer is still to come) took the servlet request's user, none
+ * where the application authenticates itself, one key space for all its callers. So {@link
+ * Settled}, the last request filter, and this note as the last response filter (for a request a
+ * filter aborted or none matched) keep the request's {@code SecurityContext} as it is then, and
+ * the note answers the live one wherever there is one, the kept one only where there is none.
+ * The live one first, because a filter of the application that runs after {@link Settled} (one of
+ * the same priority, whose order is the runtime's) or a resource method may still set another.
  *
- * <p>Two or three request properties set per request. Registered by {@code IdempotencyFeature} (a
- * {@code Feature} too), so that an application that lists its classes and names only that feature
- * has it as well.
+ * <p>A request property set as a request comes in, and once more as its request filters end (or
+ * its answer leaves). Registered by {@code IdempotencyFeature} (a {@code Feature} too), so that an
+ * application that lists its classes and names only that feature has it as well.
  */
 @PreMatching
 @Priority(Integer.MIN_VALUE) // first of the request filters, last of the response filters
@@ -46,16 +48,66 @@ public final class CallerNote implements ContainerRequestFilter, ContainerRespon
         settle(request);
     }
 
-    /** Puts the request's {@code SecurityContext} in place of the request, where there is one. */
+    /**
+     * Keeps the request's {@code SecurityContext} as it is now beside the request, for when the
+     * runtime no longer answers one; where it answers none now, what was kept stays.
+     */
     static void settle(ContainerRequestContext request) {
         SecurityContext security;
         try {
             security = request.getSecurityContext();
         } catch (RuntimeException e) {
-            return; // never where these runtimes answer; the live note still answers, or refuses
+            return; // never where these runtimes answer: what was noted stays
         }
-        if (security != null) {
-            request.setProperty(CurrentCaller.JAX_RS_REQUEST, security);
+        if (security == null) {
+            return;
+        }
+        if (request.getProperty(CurrentCaller.JAX_RS_REQUEST) instanceof LiveFirst kept) {
+            kept.settled = security;
+        } else {
+            request.setProperty(CurrentCaller.JAX_RS_REQUEST, new LiveFirst(request, security));
+        }
+    }
+
+    /** The request's live {@code SecurityContext} where the runtime answers one, else the one kept. */
+    private static final class LiveFirst implements SecurityContext {
+        private final ContainerRequestContext request;
+        /** Never null; written by the request's last request filter and last response filter. */
+        private volatile SecurityContext settled;
+
+        LiveFirst(ContainerRequestContext request, SecurityContext settled) {
+            this.request = request;
+            this.settled = settled;
+        }
+
+        private SecurityContext current() {
+            SecurityContext live;
+            try {
+                live = request.getSecurityContext();
+            } catch (RuntimeException e) {
+                live = null; // a runtime done with the request
+            }
+            return live != null ? live : settled;
+        }
+
+        @Override
+        public Principal getUserPrincipal() {
+            return current().getUserPrincipal();
+        }
+
+        @Override
+        public boolean isUserInRole(String role) {
+            return current().isUserInRole(role);
+        }
+
+        @Override
+        public boolean isSecure() {
+            return current().isSecure();
+        }
+
+        @Override
+        public String getAuthenticationScheme() {
+            return current().getAuthenticationScheme();
         }
     }
 

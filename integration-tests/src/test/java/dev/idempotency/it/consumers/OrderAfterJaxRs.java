@@ -16,7 +16,8 @@ import jakarta.servlet.http.HttpServletResponse;
  * A servlet filter that places an order itself once its chain returned, JAX-RS done with the
  * request's filters and resource method ({@code X-Order-After-JaxRs: <orderNo>}): for a synchronous
  * resource after its answer, for an asynchronous one before it. It keeps the receipt under the
- * request's probe ({@code X-Probe: <id>}) for {@link ConsumerHarness#afterJaxRs}. The bean's caller
+ * request's probe ({@code X-Probe: <id>}) for {@link ConsumerHarness#afterJaxRs}, for an
+ * asynchronous resource with whether its answer had been sent. The bean's caller
  * must still be the one the application's JAX-RS authentication filter set.
  */
 @WebFilter(urlPatterns = {"/api/harness/api-key-order/*", "/api/harness/api-key-order-async/*"}, asyncSupported = true)
@@ -36,11 +37,15 @@ public class OrderAfterJaxRs extends HttpFilter {
         String probe = request.getHeader(PROBE);
         if (orderNo != null && probe != null) {
             String receipt;
+            boolean answered = response.isCommitted();
             try {
                 receipt = CDI.current().select(CdiOrderConsumer.class).get()
                         .onOrder(new OrderMessage(orderNo, 1250, 0)).toString();
             } catch (RuntimeException e) {
                 receipt = "failed: " + e;
+            }
+            if (request.isAsyncStarted()) {
+                receipt += answered ? " (after the answer)" : " (before the answer)";
             }
             RECEIPTS.put(probe, receipt);
         }

@@ -262,7 +262,7 @@ class NonHttpIT extends OnSampleApp {
         String path = switch (where) {
             case RESOURCE, SERVLET_FILTER_AFTER_JAX_RS -> "api/harness/api-key-order/" + orderNo;
             case JAX_RS_FILTER -> "api/harness/api-key-order/filtered";
-            case SERVLET_FILTER_BEFORE_ASYNC_ANSWER -> "api/harness/api-key-order-async/" + orderNo + "?delayMs=50";
+            case SERVLET_FILTER_BEFORE_ASYNC_ANSWER -> "api/harness/api-key-order-async/" + orderNo + "?delayMs=200";
         };
         String probe = newKey();
         HttpRequest.Builder request = http.request(path).header("X-Api-Key", apiKey);
@@ -277,7 +277,11 @@ class NonHttpIT extends OnSampleApp {
         if (where == CalledFrom.RESOURCE || where == CalledFrom.JAX_RS_FILTER) {
             return text(answer);
         }
-        return receiptAfterJaxRs(probe);
+        String receipt = receiptAfterJaxRs(probe);
+        if (where == CalledFrom.SERVLET_FILTER_BEFORE_ASYNC_ANSWER) {
+            assertThat(receipt).as("called while the answer was still to come").endsWith("(before the answer)");
+        }
+        return receipt;
     }
 
     /** @return what the servlet filter's call answered for the request of {@code probe} (it may come after the answer) */
