@@ -29,8 +29,9 @@ import dev.idempotency.internal.Messages;
  * request before it is matched): the caller the HTTP path scopes keys by, taken as it is, also
  * where the application authenticates in a JAX-RS filter of its own and the servlet request knows
  * no user (taken for anonymous, every such caller shared one key space, and one was replayed
- * another's result); once the request filters are done (the resource, a mapper, a servlet filter
- * after its chain), the {@code SecurityContext} they left; on another thread of the request no
+ * another's result); where the runtime no longer answers it (RESTEasy once the resource method
+ * returned: a servlet filter after its chain), the one kept as the request filters ended, or as the
+ * answer left; on another thread of the request no
  * HTTP request is seen (below);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
  * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -33,7 +34,7 @@ class CurrentCallerNoteTest {
     /** What the JAX-RS runtime answers for the request's SecurityContext: RESTEasy's is gone once it is done. */
     private final AtomicReference<SecurityContext> jaxRsSecurity = new AtomicReference<>();
     /** Whether the runtime throws when asked for the request's SecurityContext. */
-    private final java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean failing = new AtomicBoolean();
     private final ContainerRequestContext jaxRsRequest = jaxRsRequest();
     private final HttpServletRequest servletRequest = servletRequestOf(null); // the application authenticates itself
     private final CallerNote note = new CallerNote();
@@ -78,6 +79,7 @@ class CurrentCallerNoteTest {
         new CallerNote.Settled().filter(jaxRsRequest);
         failing.set(true);
         note.filter(jaxRsRequest, response());
+        assertThat(caller().getName()).as("asked while the runtime fails: the one kept").isEqualTo("alice");
 
         failing.set(false);
         jaxRsSecurity.set(null);

@@ -72,12 +72,14 @@ public final class CallerNote implements ContainerRequestFilter, ContainerRespon
     /** The request's live {@code SecurityContext} where the runtime answers one, else the one kept. */
     private static final class LiveFirst implements SecurityContext {
         private final ContainerRequestContext request;
-        /** Never null; written by the request's last request filter and last response filter. */
+        /** The one kept first (final: seen by any thread that sees the note). */
+        private final SecurityContext first;
+        /** The one kept later, by the last response filter; null before. */
         private volatile SecurityContext settled;
 
-        LiveFirst(ContainerRequestContext request, SecurityContext settled) {
+        LiveFirst(ContainerRequestContext request, SecurityContext first) {
             this.request = request;
-            this.settled = settled;
+            this.first = first;
         }
 
         private SecurityContext current() {
@@ -87,7 +89,11 @@ public final class CallerNote implements ContainerRequestFilter, ContainerRespon
             } catch (RuntimeException e) {
                 live = null; // a runtime done with the request
             }
-            return live != null ? live : settled;
+            if (live != null) {
+                return live;
+            }
+            SecurityContext later = settled;
+            return later != null ? later : first;
         }
 
         @Override
