@@ -31,8 +31,7 @@ import dev.idempotency.internal.Messages;
  * no user (taken for anonymous, every such caller shared one key space, and one was replayed
  * another's result); where the runtime no longer answers it (RESTEasy once the resource method
  * returned: a servlet filter after its chain), the one kept as the request filters ended, or as the
- * answer left; on another thread of the request no
- * HTTP request is seen (below);</li>
+ * answer left; on another thread of the request no HTTP request is seen (below);</li>
  * <li>inside another HTTP request, the request's user principal, which the Servlet specification
  * makes {@code null} for an unauthenticated caller on every server: a real user of any name is that
  * user;</li>

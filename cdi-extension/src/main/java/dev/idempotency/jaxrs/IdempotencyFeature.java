@@ -32,9 +32,9 @@ import dev.idempotency.jaxrs.internal.OutcomeRecorder;
 /**
  * Attaches the idempotency filters to {@code @Idempotent} resource methods only; other endpoints
  * pay nothing but the note of the caller every request gets ({@link CallerNote}, a request property
- * set as a request comes in and once more as its request filters end, which this feature registers for the whole application). Runs once per resource method when the
- * application starts, so policies are resolved (and bad values fail the start) before the first
- * request.
+ * set as a request comes in and once more as its request filters end, which this feature registers
+ * for the whole application). Runs once per resource method when the application starts, so
+ * policies are resolved (and bad values fail the start) before the first request.
  */
 @Provider
 @ConstrainedTo(RuntimeType.SERVER)

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -277,29 +277,12 @@ class NonHttpIT extends OnSampleApp {
         if (where == CalledFrom.RESOURCE || where == CalledFrom.JAX_RS_FILTER) {
             return text(answer);
         }
-        String receipt = receiptAfterJaxRs(probe);
+        // the servlet filter's call may come after the answer
+        String receipt = text(http.awaitOk("api/harness/after-jaxrs/" + probe, Duration.ofSeconds(5)));
         if (where == CalledFrom.SERVLET_FILTER_BEFORE_ASYNC_ANSWER) {
             assertThat(receipt).as("called while the answer was still to come").endsWith("(before the answer)");
         }
         return receipt;
-    }
-
-    /** @return what the servlet filter's call answered for the request of {@code probe} (it may come after the answer) */
-    private String receiptAfterJaxRs(String probe) {
-        long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            HttpResponse<byte[]> kept = http.send(http.request("api/harness/after-jaxrs/" + probe).GET().build());
-            if (kept.statusCode() == 200) {
-                return text(kept);
-            }
-            assertThat(System.nanoTime() - giveUpAt).as("the servlet filter kept no receipt for " + probe).isNegative();
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -126,10 +127,33 @@ public final class Http {
      * @param atLeast the value to reach
      */
     public void awaitCount(String path, long atLeast) {
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
-        while (count(path) < atLeast) {
+        await(() -> count(path) >= atLeast ? Boolean.TRUE : null, Duration.ofSeconds(20), path + " did not reach " + atLeast);
+    }
+
+    /**
+     * Waits until a GET of a path answers {@code 200}: what the server keeps once work it does
+     * after its answer is done.
+     *
+     * @param path the path
+     * @param atMost how long to wait for it
+     * @return that answer
+     */
+    public HttpResponse<byte[]> awaitOk(String path, Duration atMost) {
+        return await(() -> {
+            HttpResponse<byte[]> answer = send(request(path).GET().build());
+            return answer.statusCode() == 200 ? answer : null;
+        }, atMost, path + " did not answer 200");
+    }
+
+    /** @return what {@code probe} answers first other than {@code null}, asked every 20 ms until {@code atMost} passed */
+    private static <T> T await(Supplier<T> probe, Duration atMost, String failure) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        for (T found = probe.get(); ; found = probe.get()) {
+            if (found != null) {
+                return found;
+            }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(path + " did not reach " + atLeast + " within 20 s");
+                throw new AssertionError(failure + " within " + atMost.toSeconds() + " s");
             }
             try {
                 Thread.sleep(20);
