@@ -1,5 +1,6 @@
 package dev.idempotency.spi;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -66,6 +67,18 @@ public final class StoredOutcome {
     /** @return a copy of the body bytes (empty when none, or when not stored) */
     public byte[] body() {
         return body.clone();
+    }
+
+    /**
+     * Copies the body into a buffer without the copy {@link #body()} makes: for a store that
+     * encodes the whole outcome into one array of its own.
+     *
+     * @param target where the body goes, at its position, which moves on by {@link #bodyLength()}
+     * @return the target
+     * @throws java.nio.BufferOverflowException when fewer than {@link #bodyLength()} bytes remain
+     */
+    public ByteBuffer putBodyInto(ByteBuffer target) {
+        return target.put(body);
     }
 
     /** @return the body length without copying it */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.HeaderTexts;
 
 /**
  * An outcome as the in-memory store keeps it for its ttl: one byte array instead of a map of
@@ -31,32 +32,21 @@ final class CompactOutcome {
      */
     static byte[] encode(StoredOutcome outcome) {
         Map<String, List<String>> headers = outcome.headers();
-        List<byte[]> strings = new ArrayList<>();
-        int size = 2 + 1 + 4;
-        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-            byte[] name = header.getKey().getBytes(StandardCharsets.UTF_8);
-            strings.add(name);
-            size += 4 + name.length + 4;
-            for (String value : header.getValue()) {
-                byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-                strings.add(bytes);
-                size += 4 + bytes.length;
-            }
-        }
-        byte[] body = outcome.body();
-        ByteBuffer out = ByteBuffer.allocate(size + body.length);
+        HeaderTexts texts = HeaderTexts.of(headers);
+        ByteBuffer out = ByteBuffer.allocate(2 + 1 + 4 + 8 * texts.names() + 4 * texts.values() + texts.bytes()
+                + outcome.bodyLength());
         out.putShort((short) outcome.status()).put((byte) (outcome.bodyStored() ? 1 : 0));
         out.putInt(headers.size());
         int next = 0;
         for (List<String> values : headers.values()) {
-            byte[] name = strings.get(next++);
+            byte[] name = texts.text(next++);
             out.putInt(name.length).put(name).putInt(values.size());
             for (int i = 0; i < values.size(); i++) {
-                byte[] value = strings.get(next++);
+                byte[] value = texts.text(next++);
                 out.putInt(value.length).put(value);
             }
         }
-        return out.put(body).array();
+        return outcome.putBodyInto(out).array();
     }
 
     /**

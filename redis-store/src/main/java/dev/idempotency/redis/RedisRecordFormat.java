@@ -1,9 +1,5 @@
 package dev.idempotency.redis;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +12,7 @@ import java.util.Map;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.IdempotencyStoreException;
 import dev.idempotency.spi.StoredOutcome;
+import dev.idempotency.spi.support.HeaderTexts;
 
 /**
  * How a record is kept in Redis: one string value, big-endian, in format {@value #FORMAT}. The
@@ -65,29 +62,26 @@ final class RedisRecordFormat {
      * @return the outcome's bytes, appended to the head by the completion script
      */
     static byte[] outcome(StoredOutcome outcome) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + outcome.bodyLength());
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeShort(outcome.status());
-            out.writeByte(outcome.bodyStored() ? 1 : 0);
-            Map<String, List<String>> headers = outcome.headers();
-            out.writeShort(checked("header count", headers.size(), 0xFFFF));
-            for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-                byte[] name = header.getKey().getBytes(StandardCharsets.UTF_8);
-                out.writeShort(checked("header name", name.length, 0xFFFF));
-                out.write(name);
-                out.writeShort(checked("header value count", header.getValue().size(), 0xFFFF));
-                for (String value : header.getValue()) {
-                    byte[] text = value.getBytes(StandardCharsets.UTF_8);
-                    out.writeInt(text.length);
-                    out.write(text);
-                }
+        // one array of its exact size, so that the body is copied once
+        Map<String, List<String>> headers = outcome.headers();
+        HeaderTexts texts = HeaderTexts.of(headers);
+        ByteBuffer out = ByteBuffer.allocate(2 + 1 + 2 + 4 * texts.names() + 4 * texts.values() + texts.bytes() + 4
+                + outcome.bodyLength());
+        out.putShort((short) outcome.status()).put((byte) (outcome.bodyStored() ? 1 : 0));
+        out.putShort((short) checked("header count", headers.size(), 0xFFFF));
+        int next = 0;
+        for (List<String> values : headers.values()) {
+            byte[] name = texts.text(next++);
+            out.putShort((short) checked("header name", name.length, 0xFFFF));
+            out.put(name).putShort((short) checked("header value count", values.size(), 0xFFFF));
+            for (int i = 0; i < values.size(); i++) {
+                byte[] value = texts.text(next++);
+                out.putInt(value.length).put(value);
             }
-            out.writeInt(outcome.bodyLength());
-            out.write(outcome.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a byte array stream does not fail
         }
-        return bytes.toByteArray();
+        out.putInt(outcome.bodyLength());
+        outcome.putBodyInto(out);
+        return out.array();
     }
 
     /**

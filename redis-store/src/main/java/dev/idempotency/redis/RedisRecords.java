@@ -74,6 +74,8 @@ final class RedisRecords {
     private volatile long recheckAt;
     /** What the checks logged (guarded by {@link #checking}). */
     private final Set<String> logged = new HashSet<>();
+    /** The retention last sent and its text: nearly every completion sends the same one. */
+    private volatile MillisText lastRetention = new MillisText(Duration.ZERO, bytes("1"));
 
     /**
      * @param link the shared connection
@@ -273,7 +275,7 @@ final class RedisRecords {
 
     boolean complete(String key, String owner, StoredOutcome outcome, Duration retention) {
         byte[] redisKey = redisKey(key);
-        byte[][] args = {bytes(owner), millis(retention), RedisRecordFormat.outcome(outcome)};
+        byte[][] args = {bytes(owner), retentionText(retention), RedisRecordFormat.outcome(outcome)};
         return changed("complete", written("complete", redisKey, commands -> link.run(commands, RedisScript.COMPLETE,
                 ScriptOutputType.INTEGER, redisKey, args)));
     }
@@ -413,6 +415,20 @@ final class RedisRecords {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return the retention as the scripts take it, the array shared by the calls (nobody writes it) */
+    private byte[] retentionText(Duration retention) {
+        MillisText last = lastRetention;
+        if (last.duration().equals(retention)) {
+            return last.text();
+        }
+        byte[] text = millis(retention);
+        lastRetention = new MillisText(retention, text);
+        return text;
+    }
+
+    private record MillisText(Duration duration, byte[] text) {
     }
 
     private static byte[] millis(Duration duration) {

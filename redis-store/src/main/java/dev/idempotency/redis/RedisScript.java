@@ -10,8 +10,8 @@ import java.util.HexFormat;
  * record that needs the server's clock), plus one that gives back a takeover whose {@code WAIT}
  * failed, each one round trip on one key (so one hash slot).
  * Every time is the Redis server's ({@code TIME} inside the script, {@code PXAT} expiries computed
- * from it, and {@code PTTL} for a claim whose lease end is relative to its expiry), never an
- * application node's. Loaded with {@code SCRIPT LOAD} when the store
+ * from it, {@code PX} ones counted by the server, and {@code PTTL} for a claim whose lease end is
+ * relative to its expiry), never an application node's. Loaded with {@code SCRIPT LOAD} when the store
  * connects and run with {@code EVALSHA}; a server that answers {@code NOSCRIPT} (restarted,
  * failed over, {@code SCRIPT FLUSH}) gets the script's text with {@code EVAL} on the same key,
  * which runs it on the node that answered and caches it there again.
@@ -62,7 +62,9 @@ enum RedisScript {
      * record, whatever its lease: completed, kept for the retention. Completed already by this
      * owner with this very outcome: this completion run again, answered 1, the record written
      * again as it is (its expiry kept), so that a {@code WAIT} after it, on whatever connection,
-     * counts the record and not only that connection's older writes. Answers 1 or 0.
+     * counts the record and not only that connection's older writes. Answers 1 or 0. Its expiry is
+     * {@code PX}, counted by the server's clock as a {@code PXAT} from {@code TIME} would be,
+     * without reading the time first.
      */
     COMPLETE("complete", """
             local v = redis.call('GET', KEYS[1])
@@ -74,9 +76,8 @@ enum RedisScript {
             if not h or (h.state ~= 1 and h.state ~= 2) or h.owner ~= ARGV[1] then
               return 0
             end
-            local now = now_ms()
             redis.call('SET', KEYS[1], struct.pack('>BBi8I4', 1, 3, 0, next_version(h.version))
-              .. string.sub(v, 15, h.tail - 1) .. ARGV[3], 'PXAT', now + tonumber(ARGV[2]))
+              .. string.sub(v, 15, h.tail - 1) .. ARGV[3], 'PX', ARGV[2])
             return 1
             """),
 
