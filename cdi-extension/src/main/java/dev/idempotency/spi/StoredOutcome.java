@@ -76,6 +76,7 @@ public final class StoredOutcome {
      * @param target where the body goes, at its position, which moves on by {@link #bodyLength()}
      * @return the target
      * @throws java.nio.BufferOverflowException when fewer than {@link #bodyLength()} bytes remain
+     * @throws java.nio.ReadOnlyBufferException when the target is read-only
      */
     public ByteBuffer putBodyInto(ByteBuffer target) {
         return target.put(body);

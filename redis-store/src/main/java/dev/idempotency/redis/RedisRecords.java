@@ -49,7 +49,8 @@ final class RedisRecords {
      * Leases and retentions beyond this (100 years, the longest {@code ttl} and {@code lease} the
      * library allows, so none is cut) are cut to it: the scripts add it to the server's clock (now
      * about 1.8e12 ms) in Lua numbers, doubles exact to 2^53 (about 9e15), and Redis takes the sum
-     * as a {@code PXAT} and {@code struct} as an {@code i8}.
+     * as a {@code PXAT} and {@code struct} as an {@code i8}; the completion passes the retention
+     * itself as a {@code PX}.
      */
     private static final long MAX_MILLIS = Duration.ofDays(36_500).toMillis();
     /** How long a refusal (IDEMP0831) is answered without asking the servers again. */

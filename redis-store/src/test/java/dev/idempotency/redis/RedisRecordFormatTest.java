@@ -47,6 +47,26 @@ class RedisRecordFormatTest {
         assertThat(read).isEqualTo(outcome);
     }
 
+    /** Format 1 lives on in Redis across deployments: its bytes are pinned, not only read back. */
+    @Test
+    void theOutcomeIsWrittenInFormatOneByteForByte() {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("X-Empty", List.of());
+        headers.put("X-Ü", List.of("é", ""));
+
+        assertThat(RedisRecordFormat.outcome(StoredOutcome.withoutBody(200, headers))).containsExactly(
+                0x00, 0xC8, // status
+                0x00, // flags: body not stored
+                0x00, 0x02, // header count
+                0x00, 0x07, 'X', '-', 'E', 'm', 'p', 't', 'y', 0x00, 0x00, // name, no values
+                0x00, 0x04, 'X', '-', 0xC3, 0x9C, 0x00, 0x02, // name, two values
+                0x00, 0x00, 0x00, 0x02, 0xC3, 0xA9, // é
+                0x00, 0x00, 0x00, 0x00, // the empty value
+                0x00, 0x00, 0x00, 0x00); // body length
+        assertThat(RedisRecordFormat.outcome(StoredOutcome.of(201, Map.of(), new byte[] {'o', 'k'}))).containsExactly(
+                0x00, 0xC9, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 'o', 'k');
+    }
+
     /** What the completion script writes: the claim's identity under a completed head, then the outcome. */
     private static byte[] completed(String fingerprint, String owner, StoredOutcome outcome) {
         byte[] claim = RedisRecordFormat.claim(fingerprint.getBytes(StandardCharsets.UTF_8),

@@ -33,7 +33,8 @@ public final class HeaderTexts {
     }
 
     /**
-     * @param headers the headers, in their order (a {@link dev.idempotency.spi.StoredOutcome}'s)
+     * @param headers the headers, in their order (a {@link dev.idempotency.spi.StoredOutcome}'s, which
+     *     never changes; a map that changes meanwhile may fail with an index out of bounds)
      * @return every name followed by its values, as UTF-8
      */
     public static HeaderTexts of(Map<String, List<String>> headers) {

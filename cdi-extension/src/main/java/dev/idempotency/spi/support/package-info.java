@@ -1,5 +1,6 @@
 /**
  * What store modules may use from the core beside the SPI, and keep using across releases: reading
- * raw configuration values, tying work to the caller's JTA transaction, and making owner tokens.
+ * raw configuration values, tying work to the caller's JTA transaction, making owner tokens, and
+ * encoding an outcome's headers.
  */
 package dev.idempotency.spi.support;
