@@ -76,7 +76,7 @@ final class RedisRecords {
     /** What the checks logged (guarded by {@link #checking}). */
     private final Set<String> logged = new HashSet<>();
     /** The retention last sent and its text: nearly every completion sends the same one. */
-    private volatile MillisText lastRetention = new MillisText(Duration.ZERO, bytes("1"));
+    private volatile MillisText lastRetention = new MillisText(Duration.ZERO, millis(Duration.ZERO));
 
     /**
      * @param link the shared connection
