@@ -8,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.it.broken.AsynchronousEjbConsumer;
@@ -21,17 +23,44 @@ import dev.idempotency.it.support.ServerProcess;
 /**
  * A bad configuration value or definition fails the deployment, with a coded message that names
  * the bean, the method, the config key, the value and what is allowed. Runs the pass's server
- * (Payara Micro, WildFly, Open Liberty) as a process of its own, loopback only, and reads its log;
- * the process is always stopped.
+ * (Payara Micro, WildFly, Open Liberty) as a process of its own, loopback only, with the three
+ * broken archives deployed side by side (one server start a pass instead of three: each archive's
+ * failure is its own, and each test checks that its archive is not deployed and that the log
+ * names its own bean), and reads its log; the process is always stopped.
  */
 class DeploymentFailureIT {
 
+    private static final String BAD_CONFIG = "bad-config";
+    private static final String BAD_CONSUMERS = "bad-consumers";
+    private static final String SMALL_POOL = "small-pool";
+
+    private static ServerProcess server;
+
+    @BeforeAll
+    static void deployTheBrokenArchives() throws Exception {
+        WebArchive badConfig = Deployments.sampleApp(BAD_CONFIG,
+                "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl=PT30S\n");
+        WebArchive badConsumers = Deployments.sampleApp(BAD_CONSUMERS, "")
+                .addClasses(OrderMessage.class, BrokenConsumers.class, BrokenConsumers.NoKeySource.class,
+                        BrokenConsumers.BadPath.class, BrokenConsumers.KeyWithoutIdempotent.class,
+                        BrokenConsumers.StreamResult.class, AsynchronousEjbConsumer.class);
+        WebArchive smallPool = Deployments.sampleApp(SMALL_POOL, "idempotency.jpa.max-own-transactions="
+                + SmallPool.SIZE + "\n");
+        smallPool.deleteClass(PostgreSqlDataSource.class);
+        smallPool.addClass(SmallPool.class);
+        server = ServerProcess.start("deployment-failures", badConfig, badConsumers, smallPool);
+    }
+
+    @AfterAll
+    static void stopTheServer() throws InterruptedException {
+        if (server != null) {
+            server.close();
+        }
+    }
+
     @Test
     void aTtlShorterThanTheLeaseFailsTheDeploymentWithACodedMessage() throws Exception {
-        WebArchive war = Deployments.sampleApp("bad-config",
-                "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl=PT30S\n");
-
-        String log = deployAndReadLog(war, "bad-config");
+        String log = refusedAndLogged(BAD_CONFIG);
 
         assertThat(log).contains("IDEMP0103: bean dev.idempotency.sample.PaymentResource, method create: "
                 + "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl='PT30S' is shorter than "
@@ -40,12 +69,7 @@ class DeploymentFailureIT {
 
     @Test
     void everyBadNonHttpDefinitionIsReportedAndFailsTheDeployment() throws Exception {
-        WebArchive war = Deployments.sampleApp("bad-consumers", "")
-                .addClasses(OrderMessage.class, BrokenConsumers.class, BrokenConsumers.NoKeySource.class,
-                        BrokenConsumers.BadPath.class, BrokenConsumers.KeyWithoutIdempotent.class,
-                        BrokenConsumers.StreamResult.class, AsynchronousEjbConsumer.class);
-
-        String log = deployAndReadLog(war, "bad-consumers");
+        String log = refusedAndLogged(BAD_CONSUMERS);
 
         String broken = BrokenConsumers.class.getName() + "$";
         assertThat(log)
@@ -62,12 +86,7 @@ class DeploymentFailureIT {
 
     @Test
     void anOwnTransactionBoundAtThePoolsSizeFailsTheDeploymentNamingThePool() throws Exception {
-        WebArchive war = Deployments.sampleApp("small-pool", "idempotency.jpa.max-own-transactions=" + SmallPool.SIZE
-                + "\n");
-        war.deleteClass(PostgreSqlDataSource.class);
-        war.addClass(SmallPool.class);
-
-        String log = deployAndReadLog(war, "small-pool");
+        String log = refusedAndLogged(SMALL_POOL);
 
         assertThat(log).contains("IDEMP0512: library setting idempotency.jpa.max-own-transactions='" + SmallPool.SIZE
                 + "' is not allowed with the datasource '" + PostgreSqlDataSource.JNDI_NAME + "' (@DataSourceDefinition on "
@@ -75,15 +94,13 @@ class DeploymentFailureIT {
                 .contains("allowed: 1 to " + (SmallPool.SIZE - 1));
     }
 
-    /** Deploys the archive on a server of its own, asserts it was refused, and returns the log. */
-    private static String deployAndReadLog(WebArchive archive, String name) throws Exception {
-        try (ServerProcess server = ServerProcess.start(name, archive)) {
-            HttpResponse<String> answer = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(server.url(name).toURI().resolve("api/payments/executions"))
-                            .timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(answer.statusCode()).as("the application is not deployed").isEqualTo(404);
-            return server.log();
-        }
+    /** Asserts the archive was refused (its context root answers 404), and returns the server's log. */
+    private static String refusedAndLogged(String name) throws Exception {
+        HttpResponse<String> answer = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(server.url(name).toURI().resolve("api/payments/executions"))
+                        .timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as("the application %s is not deployed", name).isEqualTo(404);
+        return server.log();
     }
 }
