@@ -118,17 +118,23 @@ public class IdempotencyRuntime {
     }
 
     /**
-     * The application stops: failed releases are no longer tried again, before any bean (the store)
-     * is destroyed; only where this runtime exists already.
+     * The application stops: failed releases are no longer tried again, and duplicates waiting for
+     * a request in flight end their wait, before any bean (the store) is destroyed; only where this
+     * runtime exists already.
      */
     void stopRetries(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class) Object event) {
-        releaseRetries.close();
+        stopWork();
     }
 
     /** The same, where no such event came (a container that fires none): closing twice does nothing. */
     @PreDestroy
     void stop() {
+        stopWork();
+    }
+
+    private void stopWork() {
         releaseRetries.close();
+        waits.ifBuilt(InProgressWaits::close);
     }
 
     /** @return the server-issued tokens, kept in the selected store */

@@ -148,9 +148,10 @@ public class MethodInvocations {
             }
             return refuse(plan, new IdempotencyStoreException(Messages.storeFailedOnInvocation(plan.where()), e));
         }
-        // Not inside a JTA transaction: the first call may be this transaction's own (its outcome
-        // is stored only when it commits), or wait for locks this transaction holds.
-        if (!binding.transactions().active()) {
+        // Not inside a JTA transaction, active or marked rollback-only: the first call may be this
+        // transaction's own (its outcome is stored only when it commits), or wait for locks this
+        // transaction holds until it ends.
+        if (!binding.transactions().inTransaction()) {
             claim = waits.afterClaim(runtime.store(), plan.policy(), key, fingerprint, claim);
         }
         if (claim instanceof ClaimResult.Existing existing) {

@@ -51,6 +51,8 @@ public final class InProgressWaits {
     private final long firstPauseNanos;
     private final long longestPauseNanos;
     private final ConcurrentHashMap<String, Watch> watches = new ConcurrentHashMap<>();
+    /** Set when the application stops ({@link #close}). */
+    private volatile boolean closed;
 
     /**
      * @param maxWaiting how many duplicates may wait at once on this node
@@ -112,7 +114,7 @@ public final class InProgressWaits {
      */
     public ClaimResult await(IdempotencyStore store, IdempotencyPolicy policy, String key, String fingerprint,
             ClaimResult.Existing found) {
-        if (!slots.tryAcquire()) {
+        if (closed || !slots.tryAcquire()) {
             return found;
         }
         try {
@@ -144,10 +146,13 @@ public final class InProgressWaits {
                 Thread.currentThread().interrupt(); // the server is stopping the request: answer it now
                 return current;
             }
+            if (closed) {
+                return current; // the application stops: its store may be gone
+            }
             ClaimResult looked;
             try {
                 looked = look(store, policy, key, fingerprint);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) { // LinkageError: the application went away meanwhile
                 STORE_FAILURES.log(Level.SEVERE, Messages.storeFailedWhileWaiting(policy.endpoint()), e);
                 return current;
             }
@@ -181,6 +186,19 @@ public final class InProgressWaits {
         }
         Watch watch = watches.get(key);
         if (watch != null) {
+            watch.signal();
+        }
+    }
+
+    /**
+     * The application stops, before its beans (the store) are destroyed: the duplicates waiting now
+     * end at once with what they last found (the {@code 409} or conflict they would have had), and
+     * later ones do not wait. Without it they slept on, up to their {@code maxWait}, holding up the
+     * undeployment, then looked at a store that may be gone. Closing twice does nothing.
+     */
+    public void close() {
+        closed = true;
+        for (Watch watch : watches.values()) {
             watch.signal();
         }
     }

@@ -1,5 +1,6 @@
 package dev.idempotency.internal;
 
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -33,5 +34,17 @@ public final class Lazy<T> {
             }
         }
         return built;
+    }
+
+    /**
+     * Acts on the value only where it was built already: nothing is built for it.
+     *
+     * @param action what to do with the value
+     */
+    public void ifBuilt(Consumer<T> action) {
+        T built = value;
+        if (built != null) {
+            action.accept(built);
+        }
     }
 }

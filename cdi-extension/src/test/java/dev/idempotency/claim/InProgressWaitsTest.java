@@ -117,6 +117,57 @@ class InProgressWaitsTest {
         assertThat(waits.watchedKeys()).as("no watch left behind").isZero();
     }
 
+    /**
+     * The application stops (its store about to be destroyed): waiting duplicates end now, with
+     * the 409 they would have had, without looking at the store again; a duplicate that comes
+     * after does not wait. Before, they slept on up to maxWait, holding up the undeployment, and
+     * then looked at a store that may be gone.
+     */
+    @Test
+    void stoppingTheApplicationEndsTheWaitsWithoutLookingAgain() throws Exception {
+        IdempotencyPolicy policy = policy("place");
+        InProgressWaits waits = onlyWokenUp(8);
+        owner(policy);
+        List<CompletableFuture<ClaimResult>> duplicates = List.of(waitFor(waits, policy), waitFor(waits, policy));
+        awaitWaiting(waits, 2);
+        long looks = store.calls("find");
+
+        waits.close();
+
+        for (CompletableFuture<ClaimResult> duplicate : duplicates) {
+            ClaimResult result = duplicate.get(2, TimeUnit.SECONDS); // well before the 5 s maxWait
+            assertThat(((ClaimResult.Existing) result).record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        }
+        ClaimResult.Existing late = found(policy);
+        assertThat(waits.await(store, policy, KEY, PRINT, late)).as("a duplicate after the stop does not wait").isSameAs(late);
+        assertThat(store.calls("find")).as("no look at the store after the stop").isEqualTo(looks);
+        assertThat(waits.waiting()).as("nobody left waiting").isZero();
+    }
+
+    /**
+     * A look that meets the application's classes gone (undeployed while it slept: a
+     * {@code LinkageError}, not an exception) ends the wait with the 409 of a store failure; it
+     * reached the caller as an {@code Error} (a 500) before.
+     */
+    @Test
+    void aLookThatMeetsTheApplicationGoneEndsTheWaitAsAStoreFailure() throws Exception {
+        IdempotencyPolicy policy = policy("placeBriefly");
+        InProgressWaits waits = new InProgressWaits(8);
+        owner(policy);
+        ClaimResult.Existing found = found(policy);
+        DelegatingStore gone = new DelegatingStore(store) {
+            @Override
+            public Optional<IdempotencyRecord> find(String key) {
+                throw new NoClassDefFoundError("dev/idempotency/spi/IdempotencyRecord");
+            }
+        };
+
+        ClaimResult result = CompletableFuture.supplyAsync(() -> waits.await(gone, policy, KEY, PRINT, found), threads)
+                .get(2, TimeUnit.SECONDS);
+
+        assertThat(result).isSameAs(found);
+    }
+
     @Test
     void aDuplicateOfAnOwnerOnAnotherNodeLooksAgainAfterABackOff() throws Exception {
         IdempotencyPolicy policy = policy("place");

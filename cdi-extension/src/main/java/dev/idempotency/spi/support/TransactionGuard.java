@@ -269,6 +269,14 @@ public final class TransactionGuard {
         return status(registry()) == Status.STATUS_MARKED_ROLLBACK;
     }
 
+    /**
+     * @return whether a JTA transaction runs on this thread: active, or marked rollback-only (it
+     *     still holds what it locked until it ends)
+     */
+    public boolean inTransaction() {
+        return running(status(registry()));
+    }
+
     /** @return whether a JTA transaction is active on this thread (and not marked rollback-only) */
     public boolean active() {
         return status(registry()) == Status.STATUS_ACTIVE;
