@@ -14,8 +14,13 @@ import dev.idempotency.internal.Hashing;
  */
 public final class ScopedKey {
 
-    /** Stands for every unauthenticated caller; no principal name can equal it (it has a NUL). */
+    /**
+     * Stands for every unauthenticated caller. It starts with a NUL; a principal name that does too
+     * (an identity store may take one) gets one more ({@link #principalName}), so that no name
+     * can equal it, and ordinary names, and their stored keys, stay as they are.
+     */
     private static final String ANONYMOUS = "\u0000anonymous";
+    private static final char NUL = '\u0000';
 
     private ScopedKey() {
     }
@@ -108,10 +113,15 @@ public final class ScopedKey {
 
     /**
      * @param principal a caller, or {@code null}
-     * @return its name, or the stand-in for every anonymous caller
+     * @return its name (one that starts with a NUL with one more before it: never the stand-in,
+     *     and still one name per user), or the stand-in for every anonymous caller
      */
     public static String principalName(Principal principal) {
-        return principal == null || principal.getName() == null ? ANONYMOUS : principal.getName();
+        String name = principal == null ? null : principal.getName();
+        if (name == null) {
+            return ANONYMOUS;
+        }
+        return !name.isEmpty() && name.charAt(0) == NUL ? NUL + name : name;
     }
 
     /**

@@ -85,4 +85,27 @@ class HashingTest {
         assertThat(alice).doesNotContain("k1").hasSize(43);
         assertThat(ScopedKey.forLog(alice)).hasSize(12);
     }
+
+    /**
+     * The anonymous callers' stand-in starts with a NUL, which no ordinary name has; a name that
+     * starts with one (an identity store that takes it: a sign-up form, an identity provider's
+     * claim) must still never be it: it shared the anonymous callers' keys (their replays, and
+     * their tokens and issuance limit) and passed as authenticated.
+     */
+    @Test
+    void aUserNamedLikeTheAnonymousStandInIsNotTheAnonymousCaller() {
+        Principal impostor = () -> "\u0000anonymous";
+        String anonymous = ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", null, "k1");
+
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", impostor, "k1")).isNotEqualTo(anonymous);
+        assertThat(ScopedKey.of(IdempotencyScope.TENANT_PRINCIPAL, "P#create", impostor, "t1", "k1"))
+                .isNotEqualTo(ScopedKey.of(IdempotencyScope.TENANT_PRINCIPAL, "P#create", null, "t1", "k1"));
+        assertThat(ScopedKey.ofIssuedToken(impostor, "tok")).isNotEqualTo(ScopedKey.ofIssuedToken(null, "tok"));
+        assertThat(ScopedKey.principalName(impostor)).isNotEqualTo(ScopedKey.principalName(null));
+        assertThat(ScopedKey.principalName(() -> "\u0000\u0000anonymous")).as("still one name for one user")
+                .isNotEqualTo(ScopedKey.principalName(impostor));
+        assertThat(ScopedKey.of(IdempotencyScope.PRINCIPAL, "P#create", ALICE, "k1"))
+                .as("an ordinary name hashes as it always did")
+                .isEqualTo(Hashing.sha256().add("PRINCIPAL").add("P#create").add(ALICE.getName()).add("k1").finish());
+    }
 }
