@@ -76,33 +76,52 @@ final class MultipartBodies {
     /** A part: header lines up to an empty line, then the content; no headers when it starts with the empty line. */
     private static Part part(byte[] body, int start, int end) {
         List<String> headers = new ArrayList<>();
+        // the last field's value while folded lines may still continue it: appended to, never copied
+        // again (copying it for each folded line cost the square of their count)
+        StringBuilder value = null;
         int line = start;
         while (true) {
             if (line == end) {
-                return new Part(List.copyOf(headers), end, end); // no empty line: the part has no content
+                return new Part(finished(headers, value), end, end); // no empty line: the part has no content
             }
             int lineEnd = indexOf(body, end, line, new byte[] {'\r', '\n'}, false);
             if (lineEnd < 0) {
                 return null; // headers without the empty line that ends them
             }
             if (lineEnd == line) {
-                return new Part(List.copyOf(headers), lineEnd + 2, end);
+                return new Part(finished(headers, value), lineEnd + 2, end);
             }
             String field = new String(body, line, lineEnd - line, StandardCharsets.ISO_8859_1);
-            if ((field.charAt(0) == ' ' || field.charAt(0) == '\t') && !headers.isEmpty()) {
-                // an obsolete folded line continues the previous field's value
-                int last = headers.size() - 1;
-                headers.set(last, (headers.get(last) + " " + field.strip()).strip());
+            if ((field.charAt(0) == ' ' || field.charAt(0) == '\t') && value != null) {
+                // an obsolete folded line continues the previous field's value, after one space
+                String more = field.strip();
+                if (!more.isEmpty()) {
+                    (value.isEmpty() ? value : value.append(' ')).append(more);
+                }
             } else {
                 int colon = field.indexOf(':');
                 if (colon <= 0) {
                     return null;
                 }
+                addValue(headers, value);
                 headers.add(field.substring(0, colon).strip().toLowerCase(Locale.ROOT));
-                headers.add(field.substring(colon + 1).strip());
+                value = new StringBuilder(field.substring(colon + 1).strip());
             }
             line = lineEnd + 2;
         }
+    }
+
+    /** Adds the last field's value, where a field's name waits for it. */
+    private static void addValue(List<String> headers, StringBuilder value) {
+        if (value != null && headers.size() % 2 == 1) {
+            headers.add(value.toString());
+        }
+    }
+
+    /** @return the part's header names and values, the last field's value added */
+    private static List<String> finished(List<String> headers, StringBuilder value) {
+        addValue(headers, value);
+        return List.copyOf(headers);
     }
 
     /**

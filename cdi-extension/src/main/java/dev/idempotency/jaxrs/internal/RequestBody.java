@@ -148,8 +148,12 @@ public final class RequestBody {
             RequestBody inflated = read(new InflaterInputStream(sent, inflater), -1, bound);
             // Raw deflate has no check: bytes that are no deflate stream may still inflate to a few
             // bytes and leave the rest unread, which then would not count. Raw deflate only if all of
-            // the body is; zlib has its checksum (bytes after it are ignored, as Jersey's decoder does).
-            return zlib || (inflater.finished() && inflater.getRemaining() == 0 && sent.available() == 0) ? inflated : this;
+            // the body is; zlib has its checksum (bytes after it are ignored, as Jersey's decoder does),
+            // and only a stream that reached it counts: one whose header asks for a preset dictionary
+            // stops at once, read as empty, which every such body would have been.
+            boolean decoded = zlib ? inflater.finished()
+                    : inflater.finished() && inflater.getRemaining() == 0 && sent.available() == 0;
+            return decoded ? inflated : this;
         } finally {
             inflater.end(); // a stream given its inflater leaves it to the giver
         }

@@ -6,6 +6,7 @@ import static dev.idempotency.jaxrs.internal.FakeRequests.gzip;
 import static dev.idempotency.jaxrs.internal.FakeRequests.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -217,6 +218,28 @@ class FingerprintModesTest {
         Answer changed = server.send(post("/payments", other).key("k-11").header("Content-Encoding", "deflate"), created());
 
         assertThat(first.status).isEqualTo(201);
+        assertKeyReused(changed);
+    }
+
+    /**
+     * A zlib header with its preset-dictionary flag (FDICT): the inflater stops at once, asking for
+     * a dictionary nobody has, and the body read as empty, so every such body had one fingerprint
+     * and a reused key with another body was replayed. The same for bytes that only look like such
+     * a header (text whose first two bytes pass the header's check, sent with a stale
+     * {@code Content-Encoding: deflate}). They count as the bytes sent now.
+     */
+    @Test
+    void aZlibBodyThatNeedsADictionaryCountsAsTheBytesSent() {
+        byte[] first = "x = 5, pay 100 EUR".getBytes(StandardCharsets.US_ASCII);
+        byte[] other = "x = 6, pay 999999 EUR".getBytes(StandardCharsets.US_ASCII);
+        assertThat(((first[0] & 0xFF) << 8 | (first[1] & 0xFF)) % 31).as("a zlib header's check").isZero();
+        assertThat(first[1] & 0x20).as("its preset-dictionary flag").isNotZero();
+        Server server = library.server("create");
+
+        Answer paid = server.send(post("/payments", first).key("k-12").header("Content-Encoding", "deflate"), created());
+        Answer changed = server.send(post("/payments", other).key("k-12").header("Content-Encoding", "deflate"), created());
+
+        assertThat(paid.status).isEqualTo(201);
         assertKeyReused(changed);
     }
 
