@@ -126,6 +126,19 @@ final class JpaMessages {
     }
 
     /**
+     * IDEMP0516: the persistence unit's provider binds times in another zone than the JVM's
+     * ({@code hibernate.jdbc.time_zone}); fails the store's first call, before any record is
+     * written or read.
+     */
+    static String providerTimeZone(String key, String value, java.time.ZoneId jvm) {
+        return "IDEMP0516: persistence unit property " + key + "='" + value + "' is not allowed with the JPA store on"
+                + " this JVM, whose time zone is '" + jvm.getId() + "': the provider would bind the store's times in"
+                + " that zone and the store's own statements in the JVM's, hours apart (live records purged, leases"
+                + " cut short); allowed: unset, or a zone with the JVM's rules (run the JVM in that zone, e.g."
+                + " -Duser.timezone=" + value + ")";
+    }
+
+    /**
      * IDEMP0513 (WARNING, once): the datasource named for the store's unit does not reach the
      * entity manager's table (or cannot tell); claims and completions keep to transactions.
      */

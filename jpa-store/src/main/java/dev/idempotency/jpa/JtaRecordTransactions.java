@@ -1,5 +1,6 @@
 package dev.idempotency.jpa;
 
+import java.time.ZoneId;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -39,6 +40,7 @@ public class JtaRecordTransactions implements RecordTransactions {
     @PostConstruct
     void choose() {
         entityManager = applicationUnit.isResolvable() ? applicationUnit.get() : ownUnit;
+        ProviderTimeZone.check(entityManager.getEntityManagerFactory().getProperties(), ZoneId.systemDefault());
         dataSource = UnitDataSource.lookUp(deployment.storeUnit(), Thread.currentThread().getContextClassLoader());
     }
 
