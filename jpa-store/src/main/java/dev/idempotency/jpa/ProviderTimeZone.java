@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.zone.ZoneRules;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TimeZone;
 
 import dev.idempotency.exceptions.IdempotencyDefinitionException;
@@ -47,23 +48,27 @@ final class ProviderTimeZone {
     }
 
     private static ZoneId zoneOf(Object value) {
-        if (value instanceof ZoneId zone) {
-            return zone;
-        }
-        if (value instanceof TimeZone zone) {
-            return zone.toZoneId();
-        }
         try {
+            if (value instanceof ZoneId zone) {
+                return zone;
+            }
+            if (value instanceof TimeZone zone) {
+                return zone.toZoneId();
+            }
             return ZoneId.of(value.toString().trim(), ZoneId.SHORT_IDS);
         } catch (DateTimeException e) {
             return null;
         }
     }
 
+    /**
+     * Only the times around now matter to the store: the same offset now, the same next change and
+     * the same rules for the years after (zones that differ only in their history are alike).
+     */
     private static boolean sameRules(ZoneRules provider, ZoneRules jvm) {
-        if (provider.isFixedOffset() && jvm.isFixedOffset()) {
-            return provider.getOffset(Instant.EPOCH).equals(jvm.getOffset(Instant.EPOCH));
-        }
-        return provider.equals(jvm);
+        Instant now = Instant.now();
+        return provider.getOffset(now).equals(jvm.getOffset(now))
+                && Objects.equals(provider.nextTransition(now), jvm.nextTransition(now))
+                && provider.getTransitionRules().equals(jvm.getTransitionRules());
     }
 }

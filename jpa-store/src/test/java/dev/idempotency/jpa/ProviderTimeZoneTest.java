@@ -44,6 +44,10 @@ class ProviderTimeZoneTest {
                 .doesNotThrowAnyException();
         assertThatCode(() -> ProviderTimeZone.check(Map.of("hibernate.jdbc.time_zone", "US/Eastern"), NEW_YORK))
                 .as("another name of the same rules").doesNotThrowAnyException();
+        assertThatCode(() -> ProviderTimeZone.check(Map.of("hibernate.jdbc.time_zone", "Europe/Berlin"),
+                ZoneId.of("Europe/Paris"))).as("zones that differ in their history only").doesNotThrowAnyException();
+        assertThatCode(() -> ProviderTimeZone.check(Map.of("hibernate.jdbc.time_zone",
+                new java.util.SimpleTimeZone(0, "Custom")), NEW_YORK)).as("a zone no ZoneId names").doesNotThrowAnyException();
         assertThatCode(() -> ProviderTimeZone.check(Map.of("hibernate.jdbc.time_zone", "Not/AZone"), NEW_YORK))
                 .as("a value Hibernate refuses itself").doesNotThrowAnyException();
     }

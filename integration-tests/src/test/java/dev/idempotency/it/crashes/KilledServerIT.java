@@ -43,23 +43,24 @@ import dev.idempotency.it.support.PayaraMicroProcess;
  * After the restart each HTTP client retries until it succeeds: exactly one payment row per
  * order, no retry answered {@code 5xx}, later retries replay the answer; the message is processed
  * exactly once. The work takes {@value #DELAY_MS} ms after its row is inserted (not committed),
- * so that all three are caught in flight; the leases ({@code PT12S}) are longer, so that nobody
- * takes a claim over before the kill.
+ * so that all three are caught in flight (the test fails, saying so, when the machine was too slow
+ * to have them all running within that time); the leases ({@code PT20S}) are longer, so that
+ * nobody takes a claim over before the kill.
  */
 @ExtendWith(InfinispanForTests.class)
 class KilledServerIT {
 
     static final String PATH = "api/atomicity/slow-first";
-    static final int DELAY_MS = 10_000;
+    static final int DELAY_MS = 15_000;
     /** The HTTP applications: their workers off, so that only the imports application takes messages. */
     static final String HTTP_CONFIG = String.join("\n",
-            AtomicityResource.class.getName() + "/Idempotent/lease=PT12S",
+            AtomicityResource.class.getName() + "/Idempotent/lease=PT20S",
             "sample.imports.workers=0",
             "");
     static final String WORKER_CONFIG = String.join("\n",
             "sample.imports.workers=1",
             "sample.imports.poll-interval=PT0.2S",
-            "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT12S",
+            "dev.idempotency.sample.imports.ImportProcessor/process/Idempotent/lease=PT20S",
             "");
 
     /** @return the JPA store's HTTP app, the Infinispan store's, and the local message table's */
@@ -81,21 +82,28 @@ class KilledServerIT {
         String importedOrder = "o-crash-import-" + UUID.randomUUID();
         String location;
         try (PayaraMicroProcess doomed = PayaraMicroProcess.start("crash-doomed", apps())) {
+            List<CompletableFuture<Void>> lost = new ArrayList<>();
+            for (SlowRequest request : requests) {
+                lost.add(request.sendTo(doomed));
+            }
+            long firstRunning = 0;
+            for (SlowRequest request : requests) {
+                request.awaitRunning(doomed);
+                firstRunning = firstRunning == 0 ? System.nanoTime() : firstRunning;
+            }
+            // the message last: its worker takes it within a poll, while the slow requests run
             Http imports = new Http(doomed.url("imports"));
             HttpResponse<byte[]> accepted = imports.postJson("api/imports", newKey(),
                     "{\"orderId\":\"" + importedOrder + "\",\"amount\":900,\"currency\":\"EUR\",\"delayMs\":" + DELAY_MS + "}");
             assertThat(accepted.statusCode()).isEqualTo(202);
             location = Http.location(accepted);
-            List<CompletableFuture<Void>> lost = new ArrayList<>();
-            for (SlowRequest request : requests) {
-                lost.add(request.sendTo(doomed));
-            }
-            for (SlowRequest request : requests) {
-                request.awaitRunning(doomed);
-            }
             awaitStarted(imports);
 
             doomed.kill(); // every one mid-work: claimed, its payment row not committed
+            long runningForMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstRunning);
+            assertThat(runningForMillis).as("the first slow request ran for %d ms of its %d before the kill: this"
+                    + " machine was too slow to catch the three in flight", runningForMillis, DELAY_MS)
+                    .isLessThan(DELAY_MS - 2_000L);
             for (CompletableFuture<Void> request : lost) {
                 request.get(30, TimeUnit.SECONDS);
             }

@@ -60,7 +60,7 @@ class DeploymentFailureIT {
 
     @Test
     void aTtlShorterThanTheLeaseFailsTheDeploymentWithACodedMessage() throws Exception {
-        String log = refusedAndLogged(BAD_CONFIG);
+        String log = refusedAndLogged(BAD_CONFIG, "IDEMP0103");
 
         assertThat(log).contains("IDEMP0103: bean dev.idempotency.sample.PaymentResource, method create: "
                 + "dev.idempotency.sample.PaymentResource/create/Idempotent/ttl='PT30S' is shorter than "
@@ -69,7 +69,7 @@ class DeploymentFailureIT {
 
     @Test
     void everyBadNonHttpDefinitionIsReportedAndFailsTheDeployment() throws Exception {
-        String log = refusedAndLogged(BAD_CONSUMERS);
+        String log = refusedAndLogged(BAD_CONSUMERS, "IDEMP0109");
 
         String broken = BrokenConsumers.class.getName() + "$";
         assertThat(log)
@@ -86,7 +86,7 @@ class DeploymentFailureIT {
 
     @Test
     void anOwnTransactionBoundAtThePoolsSizeFailsTheDeploymentNamingThePool() throws Exception {
-        String log = refusedAndLogged(SMALL_POOL);
+        String log = refusedAndLogged(SMALL_POOL, "IDEMP0512");
 
         assertThat(log).contains("IDEMP0512: library setting idempotency.jpa.max-own-transactions='" + SmallPool.SIZE
                 + "' is not allowed with the datasource '" + PostgreSqlDataSource.JNDI_NAME + "' (@DataSourceDefinition on "
@@ -94,13 +94,17 @@ class DeploymentFailureIT {
                 .contains("allowed: 1 to " + (SmallPool.SIZE - 1));
     }
 
-    /** Asserts the archive was refused (its context root answers 404), and returns the server's log. */
-    private static String refusedAndLogged(String name) throws Exception {
+    /**
+     * Asserts the archive was refused (its context root answers 404) for its own reason (the
+     * server's record of its failure names the code), and returns the server's log.
+     */
+    private static String refusedAndLogged(String name, String code) throws Exception {
         HttpResponse<String> answer = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(server.url(name).toURI().resolve("api/payments/executions"))
                         .timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as("the application %s is not deployed", name).isEqualTo(404);
+        assertThat(server.failureOf(name + ".war")).as("why %s failed", name).contains(code);
         return server.log();
     }
 }

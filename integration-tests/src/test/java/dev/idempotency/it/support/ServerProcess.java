@@ -33,6 +33,18 @@ public interface ServerProcess extends AutoCloseable {
     String log() throws IOException;
 
     /**
+     * What the server recorded of one archive's failed deployment, to tell its own failure from a
+     * sibling's: by default the whole log (Payara Micro and Open Liberty deploy each archive on
+     * its own, so an archive that is not deployed failed for its own reasons, which the log says).
+     *
+     * @param archiveName the archive's file name ({@code bad-config.war})
+     * @return the text that says why it failed
+     */
+    default String failureOf(String archiveName) throws IOException {
+        return log();
+    }
+
+    /**
      * @param contextRoot an application's context root
      * @return its base URL on loopback
      */

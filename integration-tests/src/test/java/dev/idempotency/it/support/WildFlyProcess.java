@@ -85,6 +85,17 @@ final class WildFlyProcess implements ServerProcess {
         return process.logText() + (Files.exists(log) ? Files.readString(log) : "");
     }
 
+    /**
+     * The scanner's {@code .failed} marker of the archive, which holds its failure: WildFly deploys
+     * the archives of its folder in one operation, so one archive's failure can take the others
+     * down with it, and a sibling's message in the log would not show why this one failed.
+     */
+    @Override
+    public String failureOf(String archiveName) throws IOException {
+        Path failed = base.resolve("deployments").resolve(archiveName + ".failed");
+        return Files.exists(failed) ? Files.readString(failed) : "";
+    }
+
     @Override
     public URL url(String contextRoot) throws IOException {
         return new URL("http://localhost:" + HTTP_PORT + "/" + contextRoot + "/");
