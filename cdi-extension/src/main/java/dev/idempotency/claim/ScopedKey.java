@@ -19,8 +19,8 @@ public final class ScopedKey {
      * (an identity store may take one) gets one more ({@link #principalName}), so that no name
      * can equal it, and ordinary names, and their stored keys, stay as they are.
      */
-    private static final String ANONYMOUS = "\u0000anonymous";
     private static final char NUL = '\u0000';
+    private static final String ANONYMOUS = NUL + "anonymous";
 
     private ScopedKey() {
     }

@@ -1,6 +1,7 @@
 package dev.idempotency.jpa;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 
 /**
@@ -130,7 +131,7 @@ final class JpaMessages {
      * ({@code hibernate.jdbc.time_zone}); fails the store's first call, before any record is
      * written or read.
      */
-    static String providerTimeZone(String key, String value, java.time.ZoneId jvm) {
+    static String providerTimeZone(String key, String value, ZoneId jvm) {
         return "IDEMP0516: persistence unit property " + key + "='" + value + "' is not allowed with the JPA store on"
                 + " this JVM, whose time zone is '" + jvm.getId() + "': the provider would bind the store's times in"
                 + " that zone and the store's own statements in the JVM's, hours apart (live records purged, leases"

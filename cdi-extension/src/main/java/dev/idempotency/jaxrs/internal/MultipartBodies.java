@@ -111,9 +111,9 @@ final class MultipartBodies {
         }
     }
 
-    /** Adds the last field's value, where a field's name waits for it. */
+    /** Adds the last field's value after its name (each field's once: at the next field, or at the end). */
     private static void addValue(List<String> headers, StringBuilder value) {
-        if (value != null && headers.size() % 2 == 1) {
+        if (value != null) {
             headers.add(value.toString());
         }
     }
